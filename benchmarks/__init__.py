@@ -1,0 +1,1 @@
+"""Benchmarks of gpuscipy_core against CuPy (run ``python -m benchmarks.bench_core``)."""

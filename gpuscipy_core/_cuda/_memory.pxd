@@ -1,0 +1,22 @@
+from cuda.bindings cimport cydriver
+from libc.stdint cimport uint64_t
+
+
+cdef class Memory:
+    cdef readonly size_t ptr
+    cdef readonly size_t size
+    cdef readonly int device_id
+    cdef size_t _stream
+    cdef int _kind
+    cdef object _owner
+
+
+cdef class MemoryPool:
+    cdef readonly int device_id
+    cdef cydriver.CUmemoryPool _pool
+    cdef int _debug
+    cpdef Memory malloc(self, size_t nbytes, size_t stream=*)
+    cdef uint64_t _attr(self, cydriver.CUmemPool_attribute a) except? 0
+
+
+cdef Memory alloc(size_t nbytes, int device_id, size_t stream)

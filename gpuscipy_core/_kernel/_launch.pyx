@@ -1,0 +1,118 @@
+# cython: language_level=3
+"""Kernel launch: the one place that calls ``cuLaunchKernel``."""
+
+import numpy
+
+from cuda.bindings cimport cydriver
+from libc.string cimport memcpy
+from libc.stdint cimport int64_t
+
+from .._cuda._errors import CUDAError
+
+__all__ = ["launch_args"]
+
+cdef enum:
+    MAX_ARGS = 128
+    ARG_BYTES = 32768
+
+
+cdef int launch_packed(size_t func, unsigned int gx, unsigned int gy, unsigned int gz,
+                       unsigned int bx, unsigned int by, unsigned int bz,
+                       unsigned int shmem, size_t stream, void* params) except -1:
+    """Launch a kernel whose only parameter is a struct held at ``params``."""
+    cdef void* args[1]
+    cdef cydriver.CUresult err
+    args[0] = params
+    err = cydriver.cuLaunchKernel(<cydriver.CUfunction>func, gx, gy, gz, bx, by, bz,
+                                  shmem, <cydriver.CUstream>stream, args, NULL)
+    if err != cydriver.CUDA_SUCCESS:
+        raise CUDAError("cuLaunchKernel", <int>err)
+    return 0
+
+
+def launch_args(size_t func, grid, block, tuple args, unsigned int shmem, size_t stream):
+    """Launch ``func`` with kernel arguments given as Python objects.
+
+    Each argument becomes one kernel parameter: an object with a device
+    pointer (a gpuscipy ndarray, anything with ``__cuda_array_interface__``)
+    is passed as a pointer; a NumPy scalar as its own type; a Python ``bool``
+    as ``bool``, ``int`` as ``long long``, ``float`` as ``double``,
+    ``complex`` as ``complex<double>``; ``bytes`` as a struct of those bytes.
+    """
+    cdef char storage[ARG_BYTES]
+    cdef void* ptrs[MAX_ARGS]
+    cdef size_t off = 0, n, align
+    cdef int64_t iv
+    cdef size_t pv
+    cdef unsigned int g[3]
+    cdef unsigned int b[3]
+    cdef const unsigned char[:] view
+    cdef cydriver.CUresult err
+    _dims(grid, g)
+    _dims(block, b)
+    if len(args) > MAX_ARGS:
+        raise ValueError(f"too many kernel arguments ({len(args)} > {MAX_ARGS})")
+    for k, a in enumerate(args):
+        ptr_attr = getattr(a, "_kernel_pointer", None)
+        if ptr_attr is not None:
+            raw = a._kernel_pointer()
+            pv = raw
+            off = (off + 7) & ~<size_t>7
+            memcpy(storage + off, &pv, 8)
+            n = 8
+        elif hasattr(a, "__cuda_array_interface__"):
+            pv = a.__cuda_array_interface__["data"][0]
+            off = (off + 7) & ~<size_t>7
+            memcpy(storage + off, &pv, 8)
+            n = 8
+        else:
+            if isinstance(a, bytes):
+                blob = a
+                align = 8
+            else:
+                if isinstance(a, numpy.generic):
+                    s = a
+                elif isinstance(a, bool):
+                    s = numpy.bool_(a)
+                elif isinstance(a, int):
+                    s = numpy.int64(a)
+                elif isinstance(a, float):
+                    s = numpy.float64(a)
+                elif isinstance(a, complex):
+                    s = numpy.complex128(a)
+                else:
+                    raise TypeError(f"kernel argument {k}: unsupported type "
+                                    f"{type(a).__name__}")
+                blob = s.tobytes()
+                align = s.dtype.alignment if s.dtype.kind != "c" else s.dtype.itemsize
+            n = len(blob)
+            if n == 0:
+                raise ValueError(f"kernel argument {k} is empty")
+            off = (off + align - 1) & ~(align - 1)
+            if off + n > ARG_BYTES:
+                raise ValueError("kernel arguments exceed the parameter space")
+            view = blob
+            memcpy(storage + off, &view[0], n)
+        ptrs[k] = storage + off
+        off += n
+    err = cydriver.cuLaunchKernel(<cydriver.CUfunction>func, g[0], g[1], g[2],
+                                  b[0], b[1], b[2], shmem,
+                                  <cydriver.CUstream>stream, ptrs, NULL)
+    if err != cydriver.CUDA_SUCCESS:
+        raise CUDAError("cuLaunchKernel", <int>err)
+
+
+cdef _dims(obj, unsigned int* out):
+    if isinstance(obj, int):
+        out[0] = obj
+        out[1] = 1
+        out[2] = 1
+        return
+    t = tuple(obj)
+    if not 1 <= len(t) <= 3:
+        raise ValueError(f"grid and block take 1 to 3 dimensions, got {t!r}")
+    t = t + (1,) * (3 - len(t))
+    for i in range(3):
+        if t[i] < 1:
+            raise ValueError(f"grid and block sizes must be positive, got {obj!r}")
+        out[i] = t[i]

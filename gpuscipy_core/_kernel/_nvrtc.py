@@ -1,0 +1,110 @@
+"""NVRTC front end: CUDA C++ source -> cubin, without touching a device.
+
+This module needs only the NVRTC library (the ``nvidia-cuda-nvrtc`` wheel or a
+CUDA toolkit); it is what CI uses to compile every generated kernel.
+"""
+
+import os
+import re
+
+from cuda.bindings import nvrtc
+
+__all__ = ["NVRTCError", "compile_cubin", "nvrtc_version", "include_dir"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def include_dir():
+    """The folder holding gpuscipy's device headers (``gpuscipy/*.cuh``)."""
+    return os.path.join(_HERE, "include")
+
+
+class NVRTCError(RuntimeError):
+    """A kernel failed to compile; carries NVRTC's log and the source."""
+
+    def __init__(self, name, log, source):
+        self.name = name
+        self.log = log
+        self.source = source
+        super().__init__(
+            f"NVRTC failed to compile kernel {name!r}:\n{log}\n"
+            f"--- generated source around the error ---\n{_excerpt(log, source)}"
+        )
+
+
+def _excerpt(log, source, context=4):
+    lines = source.splitlines()
+    m = re.search(r"\((\d+)\): (?:catastrophic )?error", log)
+    if m is None:
+        shown = range(len(lines))
+        mark = -1
+    else:
+        mark = int(m.group(1)) - 1
+        shown = range(max(0, mark - context), min(len(lines), mark + context + 1))
+    return "\n".join(
+        f"{'>' if i == mark else ' '}{i + 1:5d} | {lines[i]}" for i in shown
+    )
+
+
+def _check(result, call):
+    err = result[0]
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        msg = nvrtc.nvrtcGetErrorString(err)[1].decode()
+        raise RuntimeError(f"{call} failed: {msg} ({err.name})")
+    return result[1:] if len(result) > 2 else (result[1] if len(result) == 2 else None)
+
+
+_version = None
+
+
+def nvrtc_version():
+    """(major, minor) of the NVRTC library in use."""
+    global _version
+    if _version is None:
+        _version = tuple(_check(nvrtc.nvrtcVersion(), "nvrtcVersion"))
+    return _version
+
+
+def compile_cubin(source, name, options=(), arch="sm_90"):
+    """Compile ``source`` to a cubin for ``arch``.
+
+    Parameters
+    ----------
+    source : str
+        CUDA C++ text. Kernels meant to be looked up by name use ``extern "C"``.
+    name : str
+        Program name, used in error messages.
+    options : sequence of str
+        Extra NVRTC options (``-I`` paths are added for gpuscipy's headers).
+    arch : str
+        Target architecture, e.g. ``"sm_90"``.
+
+    Returns
+    -------
+    bytes
+        The cubin image.
+
+    Raises
+    ------
+    NVRTCError
+        If the source does not compile; the message shows NVRTC's log and the
+        source lines around the first error.
+    """
+    opts = [f"--gpu-architecture={arch}", "-std=c++17", f"-I{include_dir()}",
+            *options]
+    prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), f"{name}.cu".encode(),
+                                           0, [], []), "nvrtcCreateProgram")
+    try:
+        err, = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            size = _check(nvrtc.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
+            log = b" " * size
+            _check(nvrtc.nvrtcGetProgramLog(prog, log), "nvrtcGetProgramLog")
+            raise NVRTCError(name, log.decode(errors="replace").rstrip("\x00 \n"),
+                             source)
+        size = _check(nvrtc.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
+        cubin = b" " * size
+        _check(nvrtc.nvrtcGetCUBIN(prog, cubin), "nvrtcGetCUBIN")
+        return cubin
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)

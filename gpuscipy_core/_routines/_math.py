@@ -1,0 +1,157 @@
+"""Elementwise functions that are not plain ufuncs: where, clip, round,
+real/imag/conj/angle."""
+
+import numpy
+
+from .._elementwise import broadcast_shapes, result_order, run_elementwise
+from .._kernel._ufunc_names import ctype
+from .._ndarray import ndarray, normalize_dtype
+from . import _ufuncs
+from ._creation import asarray, empty
+
+__all__ = ["where", "clip", "round", "around", "real", "imag", "conj", "angle"]
+
+
+def _operand(x):
+    """(dtype key for NumPy's promotion, device array or host scalar)."""
+    if isinstance(x, ndarray):
+        return x.dtype, x
+    if type(x) in (int, float, complex, bool):
+        return x, x
+    if isinstance(x, numpy.generic):
+        return x.dtype, x
+    x = asarray(x)
+    return x.dtype, x
+
+
+def _spec_value(k, x, dt):
+    nm = f"a{k}"
+    if isinstance(x, ndarray):
+        return ("in", x.dtype, nm), x, f"gs::cast<{ctype(dt)}>({nm})"
+    return ("scalar", dt, nm), numpy.asarray(x, dtype=dt).tobytes(), nm
+
+
+def where(condition, x=None, y=None):
+    """``x`` where ``condition`` is true, else ``y`` (NumPy's three-argument form).
+
+    The result dtype is NumPy's ``result_type`` of ``x`` and ``y`` (NEP 50
+    rules for Python scalars).
+
+    Raises
+    ------
+    ValueError
+        If only one of ``x`` and ``y`` is given.
+    """
+    if x is None and y is None:
+        raise NotImplementedError(
+            "where(condition) with one argument is nonzero(condition); it comes "
+            "with the indexing routines")
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    cond = asarray(condition)
+    kx, x = _operand(x)
+    ky, y = _operand(y)
+    dt = normalize_dtype(numpy.result_type(kx, ky))
+    arrays = [a for a in (cond, x, y) if isinstance(a, ndarray)]
+    shape = broadcast_shapes(*[a.shape for a in arrays])
+    out = empty(shape, dt, result_order(arrays))
+    sx, vx, ex = _spec_value(1, x, dt)
+    sy, vy, ey = _spec_value(2, y, dt)
+    codes = "_".join("s" if not isinstance(v, ndarray) else v.dtype.str[1:]
+                     for v in (x, y))
+    run_elementwise(f"gs_where_{cond.dtype.str[1:]}_{codes}_{dt.str[1:]}",
+                    (("in", cond.dtype, "c"), sx, sy, ("out", dt, "z")),
+                    f"z = gs::cast<bool>(c) ? {ex} : {ey};",
+                    [cond, vx, vy, out], shape, True)
+    return out
+
+
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
+    """Limit the values of ``a`` to ``[a_min, a_max]`` (NaN propagates, as in
+    NumPy)."""
+    if min is not None:
+        a_min = min
+    if max is not None:
+        a_max = max
+    a = asarray(a)
+    if a_min is None and a_max is None:
+        return _ufuncs.positive(a, out=out) if out is not None else a.copy()
+    if a_min is None:
+        return _ufuncs.minimum(a, a_max, out=out, **kwargs)
+    if a_max is None:
+        return _ufuncs.maximum(a, a_min, out=out, **kwargs)
+    keys = [a.dtype, _operand(a_min)[0], _operand(a_max)[0]]
+    dts = numpy._core.umath.clip.resolve_dtypes(tuple(keys) + (None,))
+    dt = normalize_dtype(dts[-1])
+    lo, hi = _operand(a_min)[1], _operand(a_max)[1]
+    arrays = [v for v in (a, lo, hi) if isinstance(v, ndarray)]
+    shape = broadcast_shapes(*[v.shape for v in arrays])
+    if out is None:
+        out = empty(shape, dt, result_order(arrays))
+    elif out.shape != shape:
+        raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
+                         f"doesn't match the broadcast shape {shape}")
+    specs, vals, exprs = [], [], []
+    for k, v in enumerate((a, lo, hi)):
+        s, val, e = _spec_value(k, v, dt)
+        specs.append(s)
+        vals.append(val)
+        exprs.append(e)
+    codes = "_".join("s" if not isinstance(v, ndarray) else v.dtype.str[1:]
+                     for v in (a, lo, hi))
+    run_elementwise(f"gs_clip_{codes}_{dt.str[1:]}_{out.dtype.str[1:]}",
+                    tuple(specs) + (("out", out.dtype, "z"),),
+                    f"z = gs::cast<{ctype(out.dtype)}>(gs::clip({', '.join(exprs)}));",
+                    vals + [out], shape, True)
+    return out
+
+
+def round(a, decimals=0, out=None):
+    """Round to ``decimals`` decimals, halves to even (NumPy's ``round``)."""
+    a = asarray(a)
+    decimals = int(decimals)
+    if a.dtype.kind in "biu" and decimals >= 0:
+        return a.copy() if out is None else _ufuncs.positive(a, out=out)
+    if out is None:
+        out = empty(a.shape, a.dtype, result_order([a]))
+    run_elementwise(f"gs_round_{a.dtype.str[1:]}_{out.dtype.str[1:]}",
+                    (("in", a.dtype, "x"), ("scalar", numpy.dtype(numpy.int32), "d"),
+                     ("out", out.dtype, "z")),
+                    f"z = gs::cast<{ctype(out.dtype)}>(gs::round_decimals(x, d));",
+                    [a, numpy.int32(decimals).tobytes(), out], a.shape, True)
+    return out
+
+
+around = round
+
+
+def real(val):
+    """Real part (a view for complex arrays)."""
+    return asarray(val).real
+
+
+def imag(val):
+    """Imaginary part (a view for complex arrays; zeros otherwise)."""
+    return asarray(val).imag
+
+
+def conj(x, out=None):
+    return _ufuncs.conjugate(x, out=out)
+
+
+def angle(z, deg=False):
+    """Angle of the complex argument (radians, or degrees with ``deg=True``)."""
+    z = asarray(z)
+    rdt = numpy.result_type(z.dtype, numpy.float16) if z.dtype.kind != "c" else \
+        numpy.empty(0, z.dtype).real.dtype
+    if z.dtype.kind in "biu":
+        rdt = numpy.dtype(numpy.float64)
+    rdt = normalize_dtype(rdt)
+    out = empty(z.shape, rdt, result_order([z]))
+    scale = "* (180.0 / 3.14159265358979323846)" if deg else ""
+    run_elementwise(f"gs_angle_{z.dtype.str[1:]}_{rdt.str[1:]}_{int(deg)}",
+                    (("in", z.dtype, "x"), ("out", rdt, "y")),
+                    f"y = gs::cast<{ctype(rdt)}>((double)gs::cast<double>(gs::angle(x)) {scale});"
+                    if deg else f"y = gs::cast<{ctype(rdt)}>(gs::angle(x));",
+                    [z, out], z.shape, True)
+    return out

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The GPU loop: build + install, nvidia-smi, tests, benchmarks, summary.
+# Run from the repository root on the GPU machine:   bash tools/gpu_check.sh
+#
+# Environment:
+#   OUT=DIR            where logs/JSON go (default ./out)
+#   SKIP_TESTS=1       skip pytest          SKIP_BENCH=1   skip benchmarks
+#   PYTEST_ARGS="..."  extra pytest args (word-split), e.g. "-x -k sum"
+#   PYTEST_XDIST=1     run tests with pytest-xdist "-n 4" (PYTEST_XDIST_N=8 for 8)
+#   PYTEST_TIMEOUT=S   per-test timeout via pytest-timeout (default 300; 0 = off)
+#   BENCH_ARGS="..."   extra args for benchmarks.bench_core, e.g. "--quick"
+#   GPU_CHECK_CACHE_ROOT=DIR  base of the fresh kernel caches (default
+#                      /tmp/gpuscipy_gpu_check; wiped at start)
+# Exit status: 0 all good; 1 tests failed; 2 install failed; 4 bench/bar
+# failed (bits OR'ed: 5 = tests and bench failed).
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+OUT="${OUT:-./out}"
+mkdir -p "$OUT" || exit 2
+OUT="$(cd "$OUT" && pwd)"
+export PYTHONUNBUFFERED=1
+PY="${PYTHON:-python3}"
+
+CACHE_ROOT="${GPU_CHECK_CACHE_ROOT:-/tmp/gpuscipy_gpu_check}"
+rm -rf -- "$CACHE_ROOT"
+mkdir -p "$CACHE_ROOT/tests" "$CACHE_ROOT/bench"
+
+rc=0
+section() { printf '\n========== %s ==========\n' "$*"; }
+
+# ---------------------------------------------------------------- install
+section "install"
+t0=$SECONDS
+"$PY" -m pip install --no-build-isolation --no-deps -e . 2>&1 | tee "$OUT/install.log"
+install_rc=${PIPESTATUS[0]}
+if [ "$install_rc" -ne 0 ]; then
+    echo
+    echo "!!!!!!!!!! INSTALL FAILED (pip exit $install_rc) - see $OUT/install.log !!!!!!!!!!"
+    grep -nE "error|Error" "$OUT/install.log" | tail -n 30
+    exit 2
+fi
+echo "[install ok in $((SECONDS - t0)) s]"
+"$PY" -c "import gpuscipy_core, sys; print('gpuscipy_core from', gpuscipy_core.__file__)" \
+    || { echo "!!!!!!!!!! import gpuscipy_core FAILED after install !!!!!!!!!!"; exit 2; }
+
+# ---------------------------------------------------------------- device
+section "nvidia-smi"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu=index,name,driver_version,memory.total,memory.used,clocks.max.sm,power.limit \
+        --format=csv || true
+    nvidia-smi | head -n 12 || true
+else
+    echo "nvidia-smi not found"
+fi
+"$PY" - <<'EOF' || true
+import importlib
+for m in ("numpy", "scipy", "cupy", "torch", "gpuscipy_core"):
+    try:
+        print(f"{m:14s}", getattr(importlib.import_module(m), "__version__", "?"))
+    except Exception as e:
+        print(f"{m:14s} n/a ({type(e).__name__}: {e})")
+EOF
+
+# ---------------------------------------------------------------- tests
+pytest_summary="(tests skipped)"
+if [ "${SKIP_TESTS:-0}" != "1" ]; then
+    section "pytest"
+    args=(-q -ra -p no:cacheprovider)
+    if [ -n "${PYTEST_XDIST:-}" ] && [ "${PYTEST_XDIST}" != "0" ]; then
+        args+=(-n "${PYTEST_XDIST_N:-4}")
+    fi
+    if [ "${PYTEST_TIMEOUT:-300}" != "0" ] && "$PY" -c "import pytest_timeout" 2>/dev/null; then
+        args+=(--timeout="${PYTEST_TIMEOUT:-300}")
+    fi
+    # shellcheck disable=SC2206  # PYTEST_ARGS is word-split on purpose
+    extra=(${PYTEST_ARGS:-})
+    t0=$SECONDS
+    GPUSCIPY_CACHE_DIR="$CACHE_ROOT/tests" \
+        "$PY" -m pytest "${args[@]}" tests "${extra[@]}" 2>&1 | tee "$OUT/pytest.log"
+    test_rc=${PIPESTATUS[0]}
+    echo "[pytest exit $test_rc in $((SECONDS - t0)) s]"
+    pytest_summary="$(grep -v '^\s*$' "$OUT/pytest.log" | tail -n 1)"
+    if [ "$test_rc" -ne 0 ]; then
+        rc=$((rc | 1))
+        [ "$test_rc" -eq 5 ] && pytest_summary="$pytest_summary (no tests collected: counted as failure)"
+    fi
+fi
+
+# ---------------------------------------------------------------- bench
+bars_summary="(benchmarks skipped)"
+if [ "${SKIP_BENCH:-0}" != "1" ]; then
+    section "benchmarks"
+    # shellcheck disable=SC2206
+    bargs=(${BENCH_ARGS:-})
+    t0=$SECONDS
+    # A fresh, empty kernel cache: first_add_new_process run 1 must compile,
+    # run 2 must load from disk.
+    GPUSCIPY_CACHE_DIR="$CACHE_ROOT/bench" \
+        "$PY" -m benchmarks.bench_core --json "$OUT/bench_core.json" "${bargs[@]}" 2>&1 \
+        | tee "$OUT/bench.log"
+    bench_rc=${PIPESTATUS[0]}
+    echo "[bench exit $bench_rc in $((SECONDS - t0)) s]"
+    [ "$bench_rc" -ne 0 ] && rc=$((rc | 4))
+    bars_summary="$(sed -n '/^== bars ==/,$p' "$OUT/bench.log" | grep -v '^\[')"
+    [ -n "$bars_summary" ] || bars_summary="(no bars section: bench crashed, exit $bench_rc)"
+fi
+
+# ---------------------------------------------------------------- summary
+section "summary"
+echo "pytest: $pytest_summary"
+echo "$bars_summary"
+echo "gpu_check exit status: $rc  (1 tests, 2 install, 4 bench/bars)"
+exit "$rc"
