@@ -9,14 +9,15 @@ from cuda.bindings cimport cydriver
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int64_t
 
-from gpuscipy_core._ndarray cimport ndarray, _new_array, _make_view
+from gpuscipy_core._ndarray cimport (ndarray, _new_array, _make_view, current_stream_ptr,
+                                     current_device_id)
 from gpuscipy_core._kernel._launch cimport launch_packed
 from gpuscipy_core._cuda._errors import CUDAError
 from gpuscipy_core._cuda._device import Device, ensure_context, get_device_id
 from gpuscipy_core._cuda._stream import get_current_stream_ptr
 from gpuscipy_core._kernel._module import get_function
 from gpuscipy_core._kernel._elementwise_source import elementwise_source, param_layout
-from gpuscipy_core._kernel._ufunc_names import ctype
+from gpuscipy_core._kernel._ufunc_names import ctype as _ctype_uncached
 from gpuscipy_core._ndarray import normalize_dtype
 
 __all__ = ["run_elementwise", "broadcast_shapes", "copy_array", "fill", "assign",
@@ -24,6 +25,16 @@ __all__ = ["run_elementwise", "broadcast_shapes", "copy_array", "fill", "assign"
 
 cdef dict _launch_cache = {}     # (kernel name, device) -> (fptr, offsets, soffs, size)
 cdef dict _sm_count = {}
+cdef dict _ctypes = {}
+
+
+def ctype(dt):
+    """C type of a dtype in device code (memoised)."""
+    try:
+        return _ctypes[dt]
+    except KeyError:
+        c = _ctypes[dt] = _ctype_uncached(dt)
+        return c
 
 cdef enum:
     PARAM_BYTES = 8192
@@ -158,21 +169,8 @@ def run_elementwise(str prefix, tuple specs, str body, list values, tuple shape,
             if arr._ptr % (vec * arr.itemsize):
                 vec = 1
                 break
-    name = f"{prefix}_{'c' if contig else 'g%d' % nd}{'' if index32 else '_i64'}" \
-           f"{'_v%d' % vec if vec > 1 else ''}"
-    key = (name, dev)
-    entry = _launch_cache.get(key)
-    if entry is None:
-        args = tuple((kind, ctype(dt), nm, dt.itemsize,
-                      dt.itemsize // 2 if dt.kind == "c" else dt.alignment)
-                     for kind, dt, nm in specs)
-        src = elementwise_source(name, args, body, nd, index32, vec, preamble)
-        f = get_function(src, name)
-        offsets, soffs, size = param_layout(args, nd)
-        if size > PARAM_BYTES:
-            raise ValueError("too many kernel arguments")
-        entry = _launch_cache[key] = (f.ptr, offsets, soffs, size)
-    fptr, offsets, soffs, size = entry
+    fptr, offsets, soffs, size = _entry(prefix, specs, body, nd, index32, vec,
+                                        preamble, dev)
     memset(buf, 0, size)
     tmp = n
     memcpy(buf, &tmp, 8)
@@ -203,6 +201,26 @@ def run_elementwise(str prefix, tuple specs, str body, list values, tuple shape,
         blocks = cap
     launch_packed(fptr, <unsigned int>blocks, 1, 1, 256, 1, 1, 0,
                   get_current_stream_ptr(), buf)
+
+
+cdef tuple _entry(str prefix, tuple specs, str body, int nd, bint index32, int vec,
+                  str preamble, dev):
+    """(function pointer, offsets, stride offsets, struct size) of a kernel."""
+    name = f"{prefix}_{'c' if nd == 0 else 'g%d' % nd}{'' if index32 else '_i64'}" \
+           f"{'_v%d' % vec if vec > 1 else ''}"
+    key = (name, dev)
+    entry = _launch_cache.get(key)
+    if entry is None:
+        args = tuple((kind, ctype(dt), nm, dt.itemsize,
+                      dt.itemsize // 2 if dt.kind == "c" else dt.alignment)
+                     for kind, dt, nm in specs)
+        src = elementwise_source(name, args, body, nd, index32, vec, preamble)
+        f = get_function(src, name)
+        offsets, soffs, size = param_layout(args, nd)
+        if size > PARAM_BYTES:
+            raise ValueError("too many kernel arguments")
+        entry = _launch_cache[key] = (f.ptr, offsets, soffs, size)
+    return entry
 
 
 cdef str _code(dt):
@@ -333,6 +351,7 @@ cdef class ufunc:
     cdef readonly object _np
     cdef str _func
     cdef dict _loops
+    cdef dict _fastcache
 
     def __init__(self, name, func=None):
         self._np = getattr(numpy, name)
@@ -341,6 +360,7 @@ cdef class ufunc:
         self.nout = self._np.nout
         self._func = func or f"gs::{name}"
         self._loops = {}
+        self._fastcache = {}
 
     @property
     def nargs(self):
@@ -356,7 +376,7 @@ cdef class ufunc:
     def __reduce__(self):
         return (_get_ufunc, (self.__name__,))
 
-    def _resolve(self, tuple keys, dtype, casting, sig):
+    cdef tuple _resolve(self, tuple keys, dtype, casting, sig):
         ck = (keys, dtype, casting, sig)
         loop = self._loops.get(ck)
         if loop is not None:
@@ -364,21 +384,136 @@ cdef class ufunc:
         signature = sig
         if dtype is not None and signature is None:
             signature = (None,) * self.nin + (numpy.dtype(dtype),) * self.nout
-        try:
+        if signature is None:
+            dts = self._np.resolve_dtypes(keys + (None,) * self.nout, casting=casting)
+        else:
             dts = self._np.resolve_dtypes(keys + (None,) * self.nout,
                                           signature=signature, casting=casting)
-        except numpy._core._exceptions._UFuncNoLoopError as e:
-            raise TypeError(str(e)) from None
         for d in dts:
             normalize_dtype(d)
         loop = (tuple(dts[:self.nin]), tuple(dts[self.nin:]))
         self._loops[ck] = loop
         return loop
 
+    cdef tuple _render(self, tuple arr_dts, tuple in_dts, tuple out_arr_dts,
+                       tuple out_dts, mask_dt):
+        """(kernel prefix, argument specs, body) of one loop; ``arr_dts[k]``
+        is None for a scalar input."""
+        cdef int k
+        specs = []
+        pre = [self.__name__]
+        callargs = []
+        for k in range(self.nin):
+            nm = f"in{k}"
+            dt = arr_dts[k]
+            if dt is not None:
+                specs.append(("in", dt, nm))
+                pre.append(_code(dt))
+                callargs.append(nm if dt == in_dts[k]
+                                else f"gs::cast<{ctype(in_dts[k])}>({nm})")
+            else:
+                specs.append(("scalar", in_dts[k], nm))
+                pre.append("s" + _code(in_dts[k]))
+                callargs.append(nm)
+        pre.append("to")
+        for k in range(self.nout):
+            specs.append(("out", out_arr_dts[k], f"out{k}"))
+            pre.append(_code(out_arr_dts[k]))
+        pre.append("via")
+        pre.extend(_code(d) for d in in_dts + out_dts)
+        if self.nout == 1:
+            body = (f"const {ctype(out_dts[0])} _r0 = {self._func}({', '.join(callargs)}); "
+                    f"out0 = gs::cast<{ctype(out_arr_dts[0])}>(_r0);")
+        else:
+            body = ("".join(f"{ctype(out_dts[k])} _r{k}; " for k in range(self.nout))
+                    + f"{self._func}({', '.join(callargs + [f'_r{k}' for k in range(self.nout)])}); "
+                    + " ".join(f"out{k} = gs::cast<{ctype(out_arr_dts[k])}>(_r{k});"
+                               for k in range(self.nout)))
+        if mask_dt is not None:
+            specs.append(("in", mask_dt, "mask"))
+            pre.append("w" + _code(mask_dt))
+            body = f"if (gs::cast<bool>(mask)) {{ {body} }}"
+        return "gs_" + "_".join(pre), tuple(specs), body
+
+    cdef object _fast(self, tuple args):
+        """The hot path: every input an ndarray, same shape, C-contiguous,
+        nothing but the inputs given. Returns None when it does not apply."""
+        cdef ndarray a, o
+        cdef int k, nin = self.nin, nout = self.nout, vec
+        cdef char buf[64]
+        cdef size_t p
+        cdef int64_t n
+        cdef Py_ssize_t blocks, cap
+        a = <ndarray>args[0]
+        shape = a._shape
+        dev = a._device_id
+        if nin == 1:
+            if not a._c_contig:
+                return None
+            key = (a.dtype, dev)
+        else:
+            o = <ndarray>args[1]
+            if not (a._c_contig and o._c_contig and o._shape == shape
+                    and o._device_id == dev):
+                return None
+            key = (a.dtype, o.dtype, dev)
+        n = a.size
+        if n == 0 or n >= 2**31 - 2**26 or dev != current_device_id():
+            return None
+        entry = self._fastcache.get(key)
+        if entry is None:
+            in_dts, out_dts = self._resolve(tuple((<ndarray>x).dtype for x in args),
+                                            None, "same_kind", None)
+            prefix, specs, body = self._render(
+                tuple((<ndarray>x).dtype for x in args), in_dts, out_dts, out_dts, None)
+            maxsize = max(d.itemsize for d in in_dts + out_dts)
+            maxsize = max([maxsize] + [(<ndarray>x).itemsize for x in args])
+            vec = 16 // maxsize
+            e_vec = _entry(prefix, specs, body, 0, True, vec, "", dev) if vec > 1 else None
+            e_one = _entry(prefix, specs, body, 0, True, 1, "", dev)
+            align = tuple(vec * d.itemsize for d in
+                          [(<ndarray>x).dtype for x in args] + list(out_dts))
+            entry = self._fastcache[key] = (e_vec, e_one, vec, out_dts, align)
+        e_vec, e_one, vec, out_dts, align = entry
+        outs = [_new_array(shape, d, 0, a) for d in out_dts]
+        memcpy(buf, &n, 8)
+        use_vec = e_vec is not None and n >= 16
+        for k in range(nin):
+            p = (<ndarray>args[k])._ptr
+            if use_vec and p % <size_t>align[k]:
+                use_vec = False
+            memcpy(buf + 8 + 8 * k, &p, 8)
+        for k in range(nout):
+            p = (<ndarray>outs[k])._ptr
+            if use_vec and p % <size_t>align[nin + k]:
+                use_vec = False
+            memcpy(buf + 8 + 8 * (nin + k), &p, 8)
+        if not use_vec:
+            vec = 1
+        fptr = (<tuple>(e_vec if use_vec else e_one))[0]
+        blocks = (((n + vec - 1) // vec) + 255) // 256
+        cap = _num_sms(dev) * 8
+        if blocks > cap:
+            blocks = cap
+        launch_packed(fptr, <unsigned int>blocks, 1, 1, 256, 1, 1, 0,
+                      current_stream_ptr(), buf)
+        if nout == 1:
+            return outs[0]
+        return tuple(outs)
+
     def __call__(self, *args, out=None, where=True, dtype=None, casting="same_kind",
                  order="K", signature=None, subok=True):
         cdef int nin = self.nin, nout = self.nout, k
         cdef ndarray a
+        if len(args) == nin and out is None and where is True and dtype is None \
+                and signature is None and casting == "same_kind" and order == "K":
+            for x in args:
+                if not isinstance(x, ndarray):
+                    break
+            else:
+                r = self._fast(args)
+                if r is not None:
+                    return r
         if len(args) < nin or len(args) > nin + nout:
             raise TypeError(f"{self.__name__}() takes from {nin} to {nin + nout} "
                             f"positional arguments but {len(args)} were given")
@@ -464,13 +599,10 @@ cdef class ufunc:
                         f"{out_dts[k]!r} to {a.dtype!r} with casting rule {casting!r}")
             outs.append(o)
         # operands
-        specs = []
+        arr_dts = []
         values = []
-        pre = [self.__name__]
-        callargs = []
         for k in range(nin):
             x = inputs[k]
-            nm = f"in{k}"
             if isinstance(x, ndarray):
                 a = <ndarray>x
                 for o in outs:
@@ -479,43 +611,21 @@ cdef class ufunc:
                             == a._strides and (<ndarray>o)._shape == a._shape):
                         x = copy_array(a, None, "K")
                         break
-                specs.append(("in", (<ndarray>x).dtype, nm))
+                arr_dts.append((<ndarray>x).dtype)
                 values.append(x)
-                pre.append(_code((<ndarray>x).dtype))
-                if (<ndarray>x).dtype == in_dts[k]:
-                    callargs.append(nm)
-                else:
-                    callargs.append(f"gs::cast<{ctype(in_dts[k])}>({nm})")
             else:
-                specs.append(("scalar", in_dts[k], nm))
+                arr_dts.append(None)
                 values.append(_scalar_bytes(x, in_dts[k]))
-                pre.append("s" + _code(in_dts[k]))
-                callargs.append(nm)
-        pre.append("to")
-        for k in range(nout):
-            specs.append(("out", (<ndarray>outs[k]).dtype, f"out{k}"))
-            values.append(outs[k])
-            pre.append(_code((<ndarray>outs[k]).dtype))
-        pre.append("via")
-        pre.extend(_code(d) for d in in_dts + out_dts)
-        if nout == 1:
-            body = (f"const {ctype(out_dts[0])} _r0 = {self._func}({', '.join(callargs)}); "
-                    f"out0 = gs::cast<{ctype((<ndarray>outs[0]).dtype)}>(_r0);")
-        else:
-            body = ("".join(f"{ctype(out_dts[k])} _r{k}; " for k in range(nout))
-                    + f"{self._func}({', '.join(callargs + [f'_r{k}' for k in range(nout)])}); "
-                    + " ".join(f"out{k} = gs::cast<{ctype((<ndarray>outs[k]).dtype)}>(_r{k});"
-                               for k in range(nout)))
+        values.extend(outs)
         if mask is not None:
-            specs.append(("in", mask.dtype, "mask"))
             values.append(mask)
-            pre.append("w" + _code(mask.dtype))
-            body = f"if (gs::cast<bool>(mask)) {{ {body} }}"
+        prefix, specs, body = self._render(
+            tuple(arr_dts), in_dts, tuple((<ndarray>o).dtype for o in outs), out_dts,
+            None if mask is None else mask.dtype)
         if self.__name__ == "power" and in_dts[1].kind in "iu" and \
                 not isinstance(inputs[1], ndarray) and inputs[1] < 0:
             raise ValueError("Integers to negative integer powers are not allowed.")
-        run_elementwise("gs_" + "_".join(pre), tuple(specs), body, values, shape,
-                        mask is None)
+        run_elementwise(prefix, specs, body, values, shape, mask is None)
         if nout == 1:
             return outs[0]
         return tuple(outs)

@@ -18,6 +18,8 @@ cdef class ndarray:
     cdef _set_layout(self, tuple shape, tuple strides)
 
 
-cdef ndarray _new_array(tuple shape, object dtype, int order_f=*)
+cdef ndarray _new_array(tuple shape, object dtype, int order_f=*, ndarray like=*)
+cdef size_t current_stream_ptr() except? 0
+cdef int current_device_id() except -1
 cdef ndarray _make_view(ndarray src, tuple shape, tuple strides, size_t ptr)
 cdef tuple _c_strides(tuple shape, Py_ssize_t itemsize)

@@ -14,6 +14,23 @@ from gpuscipy_core._cuda._memory cimport Memory, alloc
 from gpuscipy_core._cuda._device import ensure_context, get_device_id
 from gpuscipy_core._cuda._errors import CUDAError
 from gpuscipy_core._cuda._stream import get_current_stream_ptr
+from gpuscipy_core._cuda import _device as _device_mod, _stream as _stream_mod
+
+cdef object _dev_tls = _device_mod._tls
+cdef object _stream_tls = _stream_mod._tls
+
+
+cdef size_t current_stream_ptr() except? 0:
+    """The calling thread's current stream handle (hot path)."""
+    st = getattr(_stream_tls, "stack", None)
+    if st:
+        return st[-1].ptr
+    return 0
+
+
+cdef int current_device_id() except -1:
+    """The calling thread's current device (hot path)."""
+    return getattr(_dev_tls, "device", 0)
 
 __all__ = ["ndarray", "SUPPORTED_DTYPES", "normalize_dtype"]
 
@@ -89,7 +106,7 @@ cdef tuple _normalize_shape(shape):
     return tuple(out)
 
 
-cdef ndarray _new_array(tuple shape, object dtype, int order_f=0):
+cdef ndarray _new_array(tuple shape, object dtype, int order_f=0, ndarray like=None):
     cdef ndarray a = ndarray.__new__(ndarray)
     cdef Py_ssize_t size = 1
     for s in shape:
@@ -97,11 +114,17 @@ cdef ndarray _new_array(tuple shape, object dtype, int order_f=0):
     a.dtype = dtype
     a.itemsize = dtype.itemsize
     a.size = size
-    a._device_id = get_device_id()
-    a._mem = alloc(<size_t>(size * a.itemsize), a._device_id, get_current_stream_ptr())
+    a._device_id = current_device_id()
+    a._mem = alloc(<size_t>(size * a.itemsize), a._device_id, current_stream_ptr())
     a._ptr = a._mem.ptr
     a._base = None
-    if order_f:
+    if like is not None and like.itemsize == a.itemsize and like._c_contig \
+            and like._shape == shape:
+        a._shape = shape
+        a._strides = like._strides
+        a._c_contig = 1
+        a._f_contig = like._f_contig
+    elif order_f:
         a._set_layout(shape, _f_strides(shape, a.itemsize))
     else:
         a._set_layout(shape, _c_strides(shape, a.itemsize))

@@ -55,6 +55,7 @@ def try_transpose_copy(dst, src):
         return False
     n0, n1 = shp
     f = get_function(transpose_source(src.itemsize), f"gs_transpose_copy_{src.itemsize}")
-    grid = ((n0 + 31) // 32, min((n1 + 31) // 32, 65535))
+    tile = 32 if src.itemsize > 8 else 64
+    grid = ((n0 + tile - 1) // tile, min((n1 + tile - 1) // tile, 65535))
     f(grid, (32, 8), (src, ss[0], ss[1], dst, ds[0], ds[1], n0, n1))
     return True

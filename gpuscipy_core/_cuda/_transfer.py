@@ -69,7 +69,7 @@ def to_host(a, out=None, stream=None):
         check(driver.cuStreamSynchronize(h), "cuStreamSynchronize")
         return out
     st = _staging()
-    flat = out.reshape(-1, order="K").view(numpy.uint8)
+    flat = out.ravel(order="K").view(numpy.uint8)
     pending = []
     for k, off in enumerate(range(0, n, _CHUNK)):
         b = k & 1
@@ -125,7 +125,7 @@ def _copy_in(dptr, src, stream):
             check(driver.cuStreamSynchronize(h), "cuStreamSynchronize")
         return
     st = _staging()
-    flat = src.reshape(-1, order="K").view(numpy.uint8)
+    flat = src.ravel(order="K").view(numpy.uint8)
     for k, off in enumerate(range(0, n, _CHUNK)):
         b = k & 1
         m = min(_CHUNK, n - off)
