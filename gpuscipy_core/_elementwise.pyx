@@ -47,6 +47,10 @@ cdef int _num_sms(int dev) except -1:
     return n
 
 
+def _fmt(shape):
+    return str(tuple(shape)).replace(" ", "")
+
+
 def broadcast_shapes(*shapes):
     """NumPy's broadcasting of shapes, with NumPy's error text."""
     cdef Py_ssize_t nd = 0
@@ -212,7 +216,7 @@ cdef tuple _entry(str prefix, tuple specs, str body, int nd, bint index32, int v
     entry = _launch_cache.get(key)
     if entry is None:
         args = tuple((kind, ctype(dt), nm, dt.itemsize,
-                      dt.itemsize // 2 if dt.kind == "c" else dt.alignment)
+                      dt.itemsize if dt.kind == "c" else dt.alignment)
                      for kind, dt, nm in specs)
         src = elementwise_source(name, args, body, nd, index32, vec, preamble)
         f = get_function(src, name)
@@ -248,6 +252,17 @@ cdef tuple _extent(ndarray a):
 def copy_array(ndarray src, dtype, order="K"):
     """A copy of ``src`` (cast to ``dtype`` when given) in ``order``."""
     dt = src.dtype if dtype is None else dtype
+    if order in ("K", "k") and not (src._c_contig or src._f_contig) and src.ndim > 1:
+        # keep the memory order of the axes: allocate C-order in the order of
+        # decreasing |stride|, then view it back in the original axis order
+        perm = sorted(range(src.ndim), key=lambda d: -abs(src._strides[d]))
+        tmp = _new_array(tuple(src._shape[d] for d in perm), dt, 0)
+        inv = [0] * src.ndim
+        for i, d in enumerate(perm):
+            inv[d] = i
+        out_k = tmp.transpose(inv)
+        _copy_into(out_k, src)
+        return out_k
     if order in ("K", "A", "k", "a"):
         f = src._f_contig and not src._c_contig
     elif order in ("C", "c"):
@@ -282,10 +297,13 @@ cdef _copy_into(ndarray dst, ndarray src):
         from gpuscipy_core._transpose import try_transpose_copy
         if try_transpose_copy(dst, src):
             return
-    broadcast_shapes(src._shape, dst._shape)
-    if broadcast_shapes(src._shape, dst._shape) != dst._shape:
-        raise ValueError(f"could not broadcast input array from shape {src._shape} "
-                         f"into shape {dst._shape}")
+    try:
+        ok = broadcast_shapes(src._shape, dst._shape) == dst._shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError("could not broadcast input array from shape "
+                         f"{_fmt(src._shape)} into shape {_fmt(dst._shape)}")
     prefix = f"gs_copy_{_code(src.dtype)}_{_code(dst.dtype)}"
     run_elementwise(prefix, (("in", src.dtype, "x"), ("out", dst.dtype, "y")),
                     f"y = gs::cast<{ctype(dst.dtype)}>(x);", [src, dst], dst._shape,
@@ -352,6 +370,7 @@ cdef class ufunc:
     cdef str _func
     cdef dict _loops
     cdef dict _fastcache
+    cdef bint _int_power
 
     def __init__(self, name, func=None):
         self._np = getattr(numpy, name)
@@ -361,6 +380,7 @@ cdef class ufunc:
         self._func = func or f"gs::{name}"
         self._loops = {}
         self._fastcache = {}
+        self._int_power = name == "power"
 
     @property
     def nargs(self):
@@ -460,6 +480,8 @@ cdef class ufunc:
         n = a.size
         if n == 0 or n >= 2**31 - 2**26 or dev != current_device_id():
             return None
+        if self._int_power and nin == 2 and (<ndarray>args[1]).dtype.kind == "i":
+            return None
         entry = self._fastcache.get(key)
         if entry is None:
             in_dts, out_dts = self._resolve(tuple((<ndarray>x).dtype for x in args),
@@ -501,12 +523,8 @@ cdef class ufunc:
             return outs[0]
         return tuple(outs)
 
-    def __call__(self, *args, out=None, where=True, dtype=None, casting="same_kind",
-                 order="K", signature=None, subok=True):
-        cdef int nin = self.nin, nout = self.nout, k
-        cdef ndarray a
-        if len(args) == nin and out is None and where is True and dtype is None \
-                and signature is None and casting == "same_kind" and order == "K":
+    def __call__(self, *args, **kwargs):
+        if not kwargs and len(args) == self.nin:
             for x in args:
                 if not isinstance(x, ndarray):
                     break
@@ -514,6 +532,14 @@ cdef class ufunc:
                 r = self._fast(args)
                 if r is not None:
                     return r
+        return self._call(args, **kwargs)
+
+    def _call(self, tuple args, out=None, where=True, dtype=None, casting="same_kind",
+              order="K", signature=None, subok=True):
+        cdef int nin = self.nin, nout = self.nout, k
+        cdef ndarray a
+        if signature is not None and not isinstance(signature, (tuple, str)):
+            signature = tuple(signature)
         if len(args) < nin or len(args) > nin + nout:
             raise TypeError(f"{self.__name__}() takes from {nin} to {nin + nout} "
                             f"positional arguments but {len(args)} were given")
@@ -572,7 +598,7 @@ cdef class ufunc:
                 from gpuscipy_core._routines._creation import asarray
                 where = asarray(where)
             mask = where
-            shape = broadcast_shapes(shape, mask._shape)
+            shape = broadcast_shapes(shape, (<ndarray>mask)._shape)
         outs = []
         for k in range(nout):
             o = None if out is None else out[k]
@@ -615,20 +641,50 @@ cdef class ufunc:
                 values.append(x)
             else:
                 arr_dts.append(None)
-                values.append(_scalar_bytes(x, in_dts[k]))
+                try:
+                    values.append(_scalar_bytes(x, in_dts[k]))
+                except OverflowError:
+                    const = _comparison_constant(self.__name__, k, x, in_dts[k])
+                    if const is None:
+                        raise
+                    from gpuscipy_core._routines._creation import full
+                    return full(shape, const, bool)
         values.extend(outs)
         if mask is not None:
             values.append(mask)
         prefix, specs, body = self._render(
             tuple(arr_dts), in_dts, tuple((<ndarray>o).dtype for o in outs), out_dts,
-            None if mask is None else mask.dtype)
-        if self.__name__ == "power" and in_dts[1].kind in "iu" and \
-                not isinstance(inputs[1], ndarray) and inputs[1] < 0:
-            raise ValueError("Integers to negative integer powers are not allowed.")
+            None if mask is None else (<ndarray>mask).dtype)
+        if self.__name__ == "power" and in_dts[1].kind == "i":
+            e = inputs[1]
+            if (e < 0) if not isinstance(e, ndarray) else \
+                    bool(e.size and (<ndarray>e).min() < 0):
+                raise ValueError("Integers to negative integer powers are not allowed.")
         run_elementwise(prefix, specs, body, values, shape, mask is None)
         if nout == 1:
             return outs[0]
         return tuple(outs)
+
+
+_CMP_ABOVE = {"less": True, "less_equal": True, "greater": False,
+              "greater_equal": False, "equal": False, "not_equal": True}
+_SWAPPED = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
+            "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
+
+
+def _comparison_constant(name, position, value, dt):
+    """Result of comparing an integer array with a Python int outside its
+    dtype's range (NumPy 2 answers these without overflow), or None."""
+    if name not in _CMP_ABOVE or not isinstance(value, int) or dt.kind not in "iu":
+        return None
+    if position == 0:
+        name = _SWAPPED[name]
+    info = numpy.iinfo(dt)
+    above = value > info.max
+    r = _CMP_ABOVE[name]
+    if name in ("equal", "not_equal"):
+        return r
+    return r if above else not r
 
 
 def _get_ufunc(name):

@@ -59,7 +59,7 @@ def normalize_dtype(dtype):
         raise TypeError(f"dtype {dt!r} is not supported by gpuscipy "
                         "(supported: bool, int8-int64, uint8-uint64, float16, "
                         "float32, float64, complex64, complex128)")
-    dt = dt.newbyteorder("=")
+    dt = numpy.dtype(dt.char)   # the canonical (native, singleton) instance
     try:
         _dtype_cache[dtype] = dt
     except TypeError:
@@ -111,11 +111,18 @@ cdef ndarray _new_array(tuple shape, object dtype, int order_f=0, ndarray like=N
     cdef Py_ssize_t size = 1
     for s in shape:
         size *= <Py_ssize_t>s
+    if len(shape) > 1:
+        _check_size(shape, dtype.itemsize)
     a.dtype = dtype
     a.itemsize = dtype.itemsize
     a.size = size
     a._device_id = current_device_id()
-    a._mem = alloc(<size_t>(size * a.itemsize), a._device_id, current_stream_ptr())
+    st = getattr(_stream_tls, "stack", None)
+    if st:
+        sobj = st[-1]
+        a._mem = alloc(<size_t>(size * a.itemsize), a._device_id, <size_t>sobj.ptr, sobj)
+    else:
+        a._mem = alloc(<size_t>(size * a.itemsize), a._device_id, 0)
     a._ptr = a._mem.ptr
     a._base = None
     if like is not None and like.itemsize == a.itemsize and like._c_contig \
@@ -129,6 +136,15 @@ cdef ndarray _new_array(tuple shape, object dtype, int order_f=0, ndarray like=N
     else:
         a._set_layout(shape, _c_strides(shape, a.itemsize))
     return a
+
+
+cdef _check_size(tuple shape, Py_ssize_t itemsize):
+    cdef object total = itemsize
+    for d in shape:
+        total *= d
+    if total > 2**63 - 1:
+        raise ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger "
+                         "than the maximum possible size.")
 
 
 cdef ndarray _make_view(ndarray src, tuple shape, tuple strides, size_t ptr):
@@ -199,6 +215,7 @@ cdef class ndarray:
         cdef Py_ssize_t size = 1
         for s in shp:
             size *= <Py_ssize_t>s
+        _check_size(shp, dt.itemsize)
         self.dtype = dt
         self.itemsize = dt.itemsize
         self.size = size
@@ -207,8 +224,9 @@ cdef class ndarray:
         if memptr is None:
             if strides is not None:
                 raise ValueError("strides require memptr")
+            st = getattr(_stream_tls, "stack", None)
             self._mem = alloc(<size_t>(size * self.itemsize), self._device_id,
-                              get_current_stream_ptr())
+                              <size_t>(st[-1].ptr if st else 0), st[-1] if st else None)
         else:
             self._mem = <Memory?>memptr
             self._device_id = self._mem.device_id
@@ -375,17 +393,24 @@ cdef class ndarray:
                              "The truth value of an empty array is ambiguous.")
         return self.get().reshape(())[()]
 
+    def _host_rules(self, conv):
+        # NumPy's own checks (size, ndim) on an empty stand-in: same errors,
+        # no transfer
+        if self.size != 1 or self.ndim:
+            conv(numpy.zeros(self._shape, self.dtype))
+        return conv(self.get().reshape(())[()])
+
     def __bool__(self):
-        return bool(self._scalar())
+        return self._host_rules(bool)
 
     def __int__(self):
-        return int(self._scalar())
+        return self._host_rules(int)
 
     def __float__(self):
-        return float(self._scalar())
+        return self._host_rules(float)
 
     def __complex__(self):
-        return complex(self._scalar())
+        return self._host_rules(complex)
 
     def __index__(self):
         if self.dtype.kind not in "biu" or self.ndim:
@@ -450,7 +475,16 @@ cdef class ndarray:
         return _reshape(self, shape, order)
 
     def ravel(self, order="C"):
-        return _reshape(self, (-1,), order)
+        """A contiguous flattened array: a view when the layout allows, else a copy."""
+        if order in ("K", "k", "A", "a"):
+            order = "F" if self._f_contig and not self._c_contig else "C"
+        if order in ("C", "c"):
+            src = self if self._c_contig else self.copy("C")
+        elif order in ("F", "f"):
+            src = self if self._f_contig else self.copy("F")
+        else:
+            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        return _reshape(src, (-1,), order)
 
     def flatten(self, order="C"):
         return self.copy(order).ravel(order)
@@ -788,16 +822,18 @@ cdef ndarray _component_view(ndarray a, int which):
     return v
 
 
-def _reshape(ndarray a, shape, order):
-    if order not in ("C", "F", "A", "c", "f", "a"):
+def _reshape(ndarray a, shape, order, bint allow_k=False):
+    cdef ndarray src
+    if order not in ("C", "F", "A", "c", "f", "a") and not (
+            allow_k and order in ("K", "k")):
         raise ValueError(f"order must be 'C', 'F' or 'A', got {order!r}")
     order = order.upper()
-    if order == "A":
+    if order in ("A", "K"):
         order = "F" if a._f_contig and not a._c_contig else "C"
     cdef tuple shp
-    if isinstance(shape, int):
+    if hasattr(shape, "__index__"):
         shape = (shape,)
-    shp = tuple(int(s.__index__()) for s in shape)
+    shp = tuple(_as_int(s) for s in shape)
     neg = [i for i, s in enumerate(shp) if s < 0]
     known = 1
     for s in shp:
@@ -810,19 +846,31 @@ def _reshape(ndarray a, shape, order):
             raise ValueError("negative dimensions are not allowed")
         if known == 0 or a.size % known:
             raise ValueError(f"cannot reshape array of size {a.size} into shape "
-                             f"{shape!r}")
+                             f"{_fmt_shape(shape)}")
         shp = shp[:neg[0]] + (a.size // known,) + shp[neg[0] + 1:]
     elif known != a.size:
         raise ValueError(f"cannot reshape array of size {a.size} into shape "
-                         f"{tuple(shape)!r}")
+                         f"{_fmt_shape(shape)}")
     if shp == a._shape:
         return _make_view(a, a._shape, a._strides, a._ptr)
     strides = _reshape_strides(a._shape, a._strides, shp, order, a.itemsize)
     if strides is None:
-        src = a.copy(order)
+        src = <ndarray>a.copy(order)
         return _make_view(src, shp, _c_strides(shp, a.itemsize) if order == "C"
                           else _f_strides(shp, a.itemsize), src._ptr)
     return _make_view(a, shp, strides, a._ptr)
+
+
+def _fmt_shape(shape):
+    return str(tuple(shape)).replace(" ", "")
+
+
+def _as_int(s):
+    try:
+        return s.__index__()
+    except AttributeError:
+        raise TypeError(f"'{type(s).__name__}' object cannot be interpreted as an "
+                        "integer") from None
 
 
 def _reshape_strides(tuple old_shape, tuple old_strides, tuple new_shape, str order,

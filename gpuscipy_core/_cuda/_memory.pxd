@@ -9,6 +9,7 @@ cdef class Memory:
     cdef size_t _stream
     cdef int _kind
     cdef object _owner
+    cdef object _stream_ref
 
 
 cdef class MemoryPool:
@@ -19,4 +20,4 @@ cdef class MemoryPool:
     cdef uint64_t _attr(self, cydriver.CUmemPool_attribute a) except? 0
 
 
-cdef Memory alloc(size_t nbytes, int device_id, size_t stream)
+cdef Memory alloc(size_t nbytes, int device_id, size_t stream, object stream_ref=*)

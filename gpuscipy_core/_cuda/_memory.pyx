@@ -191,8 +191,12 @@ cdef inline MemoryPool _pool_of(int device_id):
     return pool
 
 
-cdef Memory alloc(size_t nbytes, int device_id, size_t stream):
-    return _pool_of(device_id).malloc(nbytes, stream)
+cdef Memory alloc(size_t nbytes, int device_id, size_t stream, object stream_ref=None):
+    """Allocate on ``device_id`` ordered on ``stream``; ``stream_ref`` (the
+    Stream object) is kept alive until the block is freed on it."""
+    cdef Memory m = _pool_of(device_id).malloc(nbytes, stream)
+    m._stream_ref = stream_ref
+    return m
 
 
 def get_default_memory_pool(device_id=None):

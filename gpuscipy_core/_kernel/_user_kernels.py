@@ -19,6 +19,10 @@ _C_NAMES = {"float": "float32", "double": "float64", "int": "int32",
             "complex<float>": "complex64", "complex<double>": "complex128",
             "size_t": "uint64", "ptrdiff_t": "int64"}
 
+_DTYPE_NAMES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                          "uint32", "uint64", "float16", "float32", "float64",
+                          "complex64", "complex128"])
+
 _PARAM = re.compile(r"^\s*(raw\s+)?(.+?)\s+([A-Za-z_]\w*)\s*$")
 
 
@@ -35,15 +39,12 @@ def parse_params(text):
             raise ValueError(f"invalid kernel parameter {part!r}")
         raw, t, name = bool(m.group(1)), m.group(2).strip(), m.group(3)
         t = _C_NAMES.get(t, t)
-        try:
-            from .._ndarray import normalize_dtype
-            dt = normalize_dtype(numpy.dtype(t))
-        except TypeError:
-            raise
-        except Exception:
-            if not re.match(r"^[A-Za-z_]\w*$", t):
-                raise ValueError(f"invalid type {t!r} in kernel parameter {part!r}")
-            dt = t
+        if t in _DTYPE_NAMES:
+            dt = numpy.dtype(t)
+        elif re.match(r"^[A-Za-z_]\w*$", t):
+            dt = t   # a placeholder, bound from the arguments
+        else:
+            raise ValueError(f"invalid type {t!r} in kernel parameter {part!r}")
         out.append((raw, dt, name))
     return out
 

@@ -1,6 +1,5 @@
 """Array creation and host <-> device transfers (NumPy's creation API)."""
 
-import numbers
 import operator
 
 import numpy
@@ -98,8 +97,10 @@ def arange(start, stop=None, step=1, dtype=None):
     """Evenly spaced values in ``[start, stop)`` (NumPy's ``arange``)."""
     if stop is None:
         start, stop = 0, start
-    host_dtype = numpy.arange(start, start + step, step, dtype=dtype).dtype \
+    host_dtype = numpy.result_type(*[numpy.asarray(v) if isinstance(v, (int, float, complex))
+                                     else v for v in (start, stop, step)]) \
         if dtype is None else normalize_dtype(dtype)
+    host_dtype = normalize_dtype(host_dtype)
     if step == 0:
         raise ZeroDivisionError("step must not be zero")
     n = int(numpy.ceil((stop - start) / step)) if not isinstance(
@@ -265,6 +266,8 @@ def array(obj, dtype=None, copy=True, order="K", ndmin=0):
                 raise ValueError("Unable to avoid copy while creating a device "
                                  "array from host data.")
             host = numpy.asarray(obj, dtype=dt, order=None if order == "K" else order)
+            if host.dtype.byteorder == ">":
+                host = host.astype(host.dtype.newbyteorder("="))
             if host.dtype.kind in "OSUVMm" or host.dtype.char not in "?bBhHiIlLqQefdFD":
                 raise TypeError(f"dtype {host.dtype!r} is not supported by gpuscipy")
             if host.ndim < ndmin:
@@ -295,13 +298,15 @@ def ascontiguousarray(a, dtype=None):
     """A C-contiguous device array (a copy only when needed)."""
     a = asarray(a, dtype)
     if a.ndim == 0:
-        return a.reshape((1,)) if False else a
+        return a.reshape((1,))
     return a if a.flags.c_contiguous else copy_array(a, None, "C")
 
 
 def asfortranarray(a, dtype=None):
     """An F-contiguous device array (a copy only when needed)."""
     a = asarray(a, dtype)
+    if a.ndim == 0:
+        return a.reshape((1,))
     return a if a.flags.f_contiguous else copy_array(a, None, "F")
 
 
@@ -314,7 +319,10 @@ def asnumpy(a, stream=None, order="C", out=None):
     """Copy a device array to a NumPy array (anything else goes through
     ``numpy.asarray``)."""
     if isinstance(a, ndarray):
-        return a.get(stream=stream, out=out)
+        h = a.get(stream=stream, out=out)
+        if out is None and order in ("C", "F") and not h.flags[order + "_CONTIGUOUS"]:
+            h = numpy.asarray(h, order=order)
+        return h
     if hasattr(a, "__cuda_array_interface__"):
         from .._interop import from_cuda_array_interface
         return from_cuda_array_interface(a).get(stream=stream, out=out)

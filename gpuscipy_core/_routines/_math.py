@@ -16,8 +16,10 @@ def _operand(x):
     """(dtype key for NumPy's promotion, device array or host scalar)."""
     if isinstance(x, ndarray):
         return x.dtype, x
-    if type(x) in (int, float, complex, bool):
-        return x, x
+    if type(x) in (int, float, complex):
+        return type(x), x
+    if isinstance(x, bool):
+        return numpy.dtype(bool), x
     if isinstance(x, numpy.generic):
         return x.dtype, x
     x = asarray(x)
@@ -110,10 +112,12 @@ def round(a, decimals=0, out=None):
     """Round to ``decimals`` decimals, halves to even (NumPy's ``round``)."""
     a = asarray(a)
     decimals = int(decimals)
-    if a.dtype.kind in "biu" and decimals >= 0:
-        return a.copy() if out is None else _ufuncs.positive(a, out=out)
+    # NumPy decides the result dtype and the errors (e.g. bool with decimals < 0)
+    rdt = normalize_dtype(numpy.round(numpy.zeros(1, a.dtype), decimals).dtype)
+    if a.dtype.kind in "iu" and decimals >= 0:
+        return a.astype(rdt) if out is None else _ufuncs.positive(a, out=out)
     if out is None:
-        out = empty(a.shape, a.dtype, result_order([a]))
+        out = empty(a.shape, rdt, result_order([a]))
     run_elementwise(f"gs_round_{a.dtype.str[1:]}_{out.dtype.str[1:]}",
                     (("in", a.dtype, "x"), ("scalar", numpy.dtype(numpy.int32), "d"),
                      ("out", out.dtype, "z")),
@@ -136,16 +140,14 @@ def imag(val):
 
 
 def conj(x, out=None):
+    """Complex conjugate, elementwise (``numpy.conjugate``)."""
     return _ufuncs.conjugate(x, out=out)
 
 
 def angle(z, deg=False):
     """Angle of the complex argument (radians, or degrees with ``deg=True``)."""
     z = asarray(z)
-    rdt = numpy.result_type(z.dtype, numpy.float16) if z.dtype.kind != "c" else \
-        numpy.empty(0, z.dtype).real.dtype
-    if z.dtype.kind in "biu":
-        rdt = numpy.dtype(numpy.float64)
+    rdt = numpy.angle(numpy.zeros(1, z.dtype)).dtype   # NumPy decides
     rdt = normalize_dtype(rdt)
     out = empty(z.shape, rdt, result_order([z]))
     scale = "* (180.0 / 3.14159265358979323846)" if deg else ""
