@@ -311,9 +311,12 @@ cdef _copy_into(ndarray dst, ndarray src):
 
 
 def _scalar_bytes(value, dt):
-    """``value`` converted to ``dt`` with NumPy's rules (OverflowError for
-    Python integers out of range)."""
-    return numpy.asarray(value, dtype=dt).tobytes()
+    """``value`` converted to ``dt`` with NumPy's assignment rules
+    (OverflowError for integers out of range, ValueError for NaN into an
+    integer type)."""
+    h = numpy.empty((), dt)
+    h[()] = value
+    return h.tobytes()
 
 
 def fill(ndarray a, value):

@@ -476,6 +476,11 @@ cdef class ndarray:
 
     def ravel(self, order="C"):
         """A contiguous flattened array: a view when the layout allows, else a copy."""
+        if order in ("K", "k") and not (self._c_contig or self._f_contig) \
+                and len(self._shape) > 1:
+            # memory order: axes by decreasing |stride|
+            perm = sorted(range(len(self._shape)), key=lambda d: -abs(self._strides[d]))
+            return self.transpose(perm).ravel("C")
         if order in ("K", "k", "A", "a"):
             order = "F" if self._f_contig and not self._c_contig else "C"
         if order in ("C", "c"):
@@ -753,10 +758,13 @@ cdef class ndarray:
         return clip(self, min, max, out=out, **kwargs)
 
     def conj(self):
+        """Complex conjugate (the array itself for real dtypes, as in NumPy)."""
+        if self.dtype.kind != "c":
+            return self
         return _u.conjugate(self)
 
     def conjugate(self):
-        return _u.conjugate(self)
+        return self.conj()
 
     def round(self, decimals=0, out=None):
         from gpuscipy_core._routines._math import round as _round
@@ -932,7 +940,9 @@ def _basic_index(ndarray a, key):
             n_ell += 1
         elif k is None:
             n_new += 1
-        elif isinstance(k, (slice, int)) or hasattr(k, "__index__") and not isinstance(k, ndarray):
+        elif isinstance(k, (ndarray, numpy.ndarray, list)):
+            _advanced(k)
+        elif isinstance(k, (slice, int)) or hasattr(k, "__index__"):
             if isinstance(k, (bool, numpy.bool_)):
                 _advanced(k)
             n_idx += 1

@@ -16,10 +16,8 @@ def _operand(x):
     """(dtype key for NumPy's promotion, device array or host scalar)."""
     if isinstance(x, ndarray):
         return x.dtype, x
-    if type(x) in (int, float, complex):
-        return type(x), x
-    if isinstance(x, bool):
-        return numpy.dtype(bool), x
+    if type(x) in (int, float, complex, bool):
+        return x, x   # NumPy's result_type treats Python scalars as weak
     if isinstance(x, numpy.generic):
         return x.dtype, x
     x = asarray(x)
@@ -83,9 +81,18 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
     if a_max is None:
         return _ufuncs.maximum(a, a_min, out=out, **kwargs)
     keys = [a.dtype, _operand(a_min)[0], _operand(a_max)[0]]
+    keys = [type(k) if type(k) in (int, float, complex) else
+            numpy.dtype(bool) if isinstance(k, bool) else k for k in keys]
     dts = numpy._core.umath.clip.resolve_dtypes(tuple(keys) + (None,))
     dt = normalize_dtype(dts[-1])
     lo, hi = _operand(a_min)[1], _operand(a_max)[1]
+    if dt.kind in "iu":
+        # bounds outside the integer range clip nothing on that side (NumPy)
+        info = numpy.iinfo(dt)
+        if type(lo) is int:
+            lo = min(max(lo, int(info.min)), int(info.max))
+        if type(hi) is int:
+            hi = min(max(hi, int(info.min)), int(info.max))
     arrays = [v for v in (a, lo, hi) if isinstance(v, ndarray)]
     shape = broadcast_shapes(*[v.shape for v in arrays])
     if out is None:
