@@ -29,6 +29,18 @@ cdef enum:
     KIND_POOL = 0
     KIND_MALLOC = 1
     KIND_EXTERNAL = 2
+    # Blocks up to SMALL_MAX bytes are kept, per (stream, size class), in a
+    # small cache in front of the driver's pool: a freed block is reused by
+    # the next allocation of its class on the same stream (stream order makes
+    # that safe, as with cuMemFreeAsync), saving two driver calls per
+    # temporary. Only blocks of the legacy default stream (handle 0, which
+    # never dies) are cached. The cache holds at most SMALL_CACHE_BYTES.
+    SMALL_MAX = 1 << 20
+    SMALL_CACHE_BYTES = 64 << 20
+
+
+cdef inline size_t _small_class(size_t n):
+    return (n + 511) & ~(<size_t>511)
 
 
 cdef inline _raise(str call, cydriver.CUresult err):
@@ -52,8 +64,12 @@ cdef class Memory:
         if self.ptr == 0:
             return
         if self._kind == KIND_POOL:
-            cydriver.cuMemFreeAsync(<cydriver.CUdeviceptr>self.ptr,
-                                    <cydriver.CUstream>self._stream)
+            if self.size <= SMALL_MAX and self._pool_ref is not None:
+                (<MemoryPool>self._pool_ref)._release_small(self.ptr, self.size,
+                                                            self._stream)
+            else:
+                cydriver.cuMemFreeAsync(<cydriver.CUdeviceptr>self.ptr,
+                                        <cydriver.CUstream>self._stream)
         elif self._kind == KIND_MALLOC:
             cydriver.cuMemFree(<cydriver.CUdeviceptr>self.ptr)
         self.ptr = 0
@@ -92,6 +108,8 @@ cdef class MemoryPool:
         ensure_context(device_id)
         self.device_id = device_id
         self._debug = _DEBUG
+        self._small = {}
+        self._small_bytes = 0
         err = cydriver.cuDeviceGet(&dev, device_id)
         if err != cydriver.CUDA_SUCCESS:
             _raise("cuDeviceGet", err)
@@ -113,6 +131,15 @@ cdef class MemoryPool:
         m._stream = stream
         if nbytes == 0:
             return m
+        if nbytes <= SMALL_MAX and stream == 0 and not self._debug:
+            m._pool_ref = self
+            lst = self._small.get((stream, _small_class(nbytes)))
+            if lst:
+                m.ptr = lst.pop()
+                m._kind = KIND_POOL
+                self._small_bytes -= _small_class(nbytes)
+                return m
+            nbytes = _small_class(nbytes)
         if self._debug:
             m._kind = KIND_MALLOC
             err = cydriver.cuMemAlloc(&p, nbytes)
@@ -123,6 +150,7 @@ cdef class MemoryPool:
         if err == cydriver.CUDA_ERROR_OUT_OF_MEMORY:
             # Pending frees may still be in flight: wait for them, give the
             # cached blocks back to the driver, try once more.
+            self._flush_small()
             cydriver.cuCtxSynchronize()
             cydriver.cuMemPoolTrimTo(self._pool, 0)
             if self._debug:
@@ -141,6 +169,26 @@ cdef class MemoryPool:
         m.ptr = <size_t>p
         return m
 
+    cdef void _release_small(self, size_t ptr, size_t size, size_t stream):
+        cdef size_t c = _small_class(size)
+        if self._small_bytes + c > SMALL_CACHE_BYTES:
+            cydriver.cuMemFreeAsync(<cydriver.CUdeviceptr>ptr, <cydriver.CUstream>stream)
+            return
+        key = (stream, c)
+        lst = self._small.get(key)
+        if lst is None:
+            lst = self._small[key] = []
+        lst.append(ptr)
+        self._small_bytes += c
+
+    cdef void _flush_small(self):
+        for (stream, c), lst in self._small.items():
+            for ptr in lst:
+                cydriver.cuMemFreeAsync(<cydriver.CUdeviceptr><size_t>ptr,
+                                        <cydriver.CUstream><size_t>stream)
+        self._small.clear()
+        self._small_bytes = 0
+
     def _mem_info(self):
         cdef size_t free = 0, total = 0
         cydriver.cuMemGetInfo(&free, &total)
@@ -155,7 +203,7 @@ cdef class MemoryPool:
 
     def used_bytes(self):
         """Bytes handed out to live arrays."""
-        return self._attr(cydriver.CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
+        return self._attr(cydriver.CU_MEMPOOL_ATTR_USED_MEM_CURRENT) - self._small_bytes
 
     def total_bytes(self):
         """Bytes the pool holds from the driver (in use plus cached)."""
@@ -168,6 +216,7 @@ cdef class MemoryPool:
     def free_all_blocks(self):
         """Return all cached, unused blocks to the driver (synchronises)."""
         ensure_context(self.device_id)
+        self._flush_small()
         cdef cydriver.CUresult err = cydriver.cuCtxSynchronize()
         if err != cydriver.CUDA_SUCCESS:
             _raise("cuCtxSynchronize", err)

@@ -1,6 +1,8 @@
 """Elementwise functions that are not plain ufuncs: where, clip, round,
 real/imag/conj/angle."""
 
+import builtins
+
 import numpy
 
 from .._elementwise import broadcast_shapes, result_order, run_elementwise
@@ -90,9 +92,9 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
         # bounds outside the integer range clip nothing on that side (NumPy)
         info = numpy.iinfo(dt)
         if type(lo) is int:
-            lo = min(max(lo, int(info.min)), int(info.max))
+            lo = builtins.min(builtins.max(lo, int(info.min)), int(info.max))
         if type(hi) is int:
-            hi = min(max(hi, int(info.min)), int(info.max))
+            hi = builtins.min(builtins.max(hi, int(info.min)), int(info.max))
     arrays = [v for v in (a, lo, hi) if isinstance(v, ndarray)]
     shape = broadcast_shapes(*[v.shape for v in arrays])
     if out is None:

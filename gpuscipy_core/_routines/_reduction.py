@@ -174,6 +174,10 @@ def _mean_value(comp, val):
     """C expression of sum / _n from the accumulated value ``val``."""
     if comp.kind in "biu":
         return f"((double){val} / (double)_n)"
+    if comp.kind == "c":
+        # NumPy divides by the count as a complex number (n + 0j): the same
+        # complex division, so inf/NaN components propagate as in NumPy
+        return f"gs::divide({val}, gs::complex<double>((double)_n, 0.0))"
     return f"({val} / (double)_n)"
 
 
@@ -195,8 +199,10 @@ def _nanmean_kernel(in_dt, comp, res, out_dt):
     pair = f"gs::red::sum_count<{acc}>"
     conv = (f"(gs::red::is_nan(x) ? gs::red::make_sum_count(static_cast<{acc}>({ident}), 0LL)"
             f" : gs::red::make_sum_count(static_cast<{acc}>({conv}), 1LL))")
-    post = (f"y = gs::cast<{ctype(out_dt)}>(gs::cast<{ctype(res)}>("
-            "gs::red::acc_value(a.s) / (double)a.n)); cnt = a.n")
+    value = ("gs::divide(gs::red::acc_value(a.s), gs::complex<double>((double)a.n, 0.0))"
+             if comp.kind == "c" else "gs::red::acc_value(a.s) / (double)a.n")
+    post = (f"y = gs::cast<{ctype(out_dt)}>(gs::cast<{ctype(res)}>({value})); "
+            "cnt = a.n")
     return get_reduction(
         f"gs_nanmean_{_code(in_dt)}_{_code(comp)}_{_code(res)}_{_code(out_dt)}",
         ((ctype(in_dt), "x"),), ((out_dt, "y"), (_I8, "cnt")), (), (), pair, conv,
@@ -302,7 +308,7 @@ def _sum_prod(op, a, axis, dtype, out, keepdims, nan):
     axes = normalize_axes(axis, a.ndim, True)
     fname = ("nan" if nan else "") + op
     res = _check_dtype(fname, a.dtype, dtype)
-    comp = dtype if dtype is not None else (out.dtype if out is not None else res)
+    comp = dtype if dtype is not None else _out_loop(a.dtype, out, res)
     out_dt = out.dtype if out is not None else res
     red = _sum_kernel(op, a.dtype, comp, out_dt, nan and a.dtype.kind in "fc")
     return _run(red, [a], out, axes, keepdims)
@@ -465,6 +471,14 @@ def count_nonzero(a, axis=None, *, keepdims=False):
 
 # ---------------------------------------------------------------- moments
 
+def _out_loop(a_dt, out, res):
+    """NumPy's reduction loop with ``out=``: the output's dtype when the input
+    casts to it safely, otherwise the default result dtype (then cast)."""
+    if out is not None and numpy.can_cast(a_dt, out.dtype, "safe"):
+        return out.dtype
+    return res
+
+
 def _mean_comp(a_dt, dtype, out):
     if dtype is not None:
         return dtype
@@ -488,6 +502,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     if _size(a.shape, axes) == 0:
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
     out_dt = out.dtype if out is not None else res
+    if dtype is None:
+        res = _out_loop(res, out, res)   # NumPy sums into out, then divides there
     return _run(_mean_kernel(a.dtype, comp, res, out_dt), [a], out, axes, keepdims)
 
 
