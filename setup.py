@@ -14,8 +14,24 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 
-def _cuda_include_dirs():
+def _wheel_include_dirs():
+    """Headers of the nvidia-cuda-runtime/-crt wheels installed beside the
+    cuda-bindings being built against (they must match its ``cydriver.pxd``)."""
     dirs = []
+    try:
+        import nvidia
+
+        for root in nvidia.__path__:
+            d = os.path.join(root, "cu13", "include")
+            if os.path.exists(os.path.join(d, "cuda.h")):
+                dirs.append(d)
+    except ImportError:
+        pass
+    return dirs
+
+
+def _cuda_include_dirs():
+    dirs = _wheel_include_dirs()
     try:
         from cuda import pathfinder
 
