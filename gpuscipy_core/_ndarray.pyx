@@ -7,13 +7,9 @@ follow NumPy's rules: axes of length 1 don't count, empty arrays are both.
 
 import numpy
 
-from cuda.bindings cimport cydriver
-from libc.stdint cimport int64_t
 
 from gpuscipy_core._cuda._memory cimport Memory, alloc
-from gpuscipy_core._cuda._device import ensure_context, get_device_id
-from gpuscipy_core._cuda._errors import CUDAError
-from gpuscipy_core._cuda._stream import get_current_stream_ptr
+from gpuscipy_core._cuda._device import get_device_id
 from gpuscipy_core._cuda import _device as _device_mod, _stream as _stream_mod
 
 cdef object _dev_tls = _device_mod._tls

@@ -53,10 +53,9 @@ def launch_args(size_t func, grid, block, tuple args, unsigned int shmem, size_t
     if len(args) > MAX_ARGS:
         raise ValueError(f"too many kernel arguments ({len(args)} > {MAX_ARGS})")
     for k, a in enumerate(args):
-        ptr_attr = getattr(a, "_kernel_pointer", None)
-        if ptr_attr is not None:
-            raw = a._kernel_pointer()
-            pv = raw
+        kernel_pointer = getattr(a, "_kernel_pointer", None)
+        if kernel_pointer is not None:
+            pv = kernel_pointer()
             off = (off + 7) & ~<size_t>7
             memcpy(storage + off, &pv, 8)
             n = 8

@@ -193,7 +193,6 @@ def identity(n, dtype=float):
 
 def diag_view(a):
     """View of the main diagonal of a 2-D array."""
-    from .._ndarray import ndarray as _nd
     n = min(a.shape)
     return _as_strided(a, (n,), (a.strides[0] + a.strides[1],))
 

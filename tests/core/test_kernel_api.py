@@ -262,7 +262,7 @@ def test_copy_and_fill_kernels_compile(dtype, batches):
 def test_transpose_kernels_compile():
     srcs = {f"gs_transpose_copy_{k}": transpose_source(k) for k in (1, 2, 4, 8, 16)}
     for k, src in srcs.items():
-        assert f'extern "C" __global__' in src and k in src
+        assert 'extern "C" __global__' in src and k in src
     err = _compile_batch(srcs, "transpose copies")
     assert err is None, err
 

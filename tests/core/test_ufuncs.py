@@ -19,7 +19,7 @@ import gpuscipy_core as gp
 from gpuscipy_core._kernel._ufunc_names import ALIASES, UFUNC_NAMES, supported_loops
 
 from ._parity import (ALL_DTYPES, assert_parity, assert_raises_like, assert_same_outcome,
-                      dtype_id, random_array, to_host, with_specials)
+                      dtype_id, random_array, with_specials)
 
 pytestmark = pytest.mark.gpu
 
