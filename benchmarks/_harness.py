@@ -472,3 +472,32 @@ def write_json(path: str, results: list[Result], env: dict | None = None,
     with open(path, "w") as f:
         json.dump(_jsonable(doc), f, indent=2)
         f.write("\n")
+
+
+# --------------------------------------------------------------------------
+# bars (the goals an issue sets)
+# --------------------------------------------------------------------------
+
+@dataclass
+class Bar:
+    name: str
+    target: str
+    measured: str
+    status: str          # PASS | FAIL | n/a
+    why: str = ""
+
+
+def print_bars(bars: list[Bar], advisory: bool, copy_ref, copy_src) -> None:
+    print()
+    print("== bars ==" + (" (advisory: --quick sizes)" if advisory else ""))
+    if copy_ref:
+        print(f"reference copy bandwidth: {copy_ref:.1f} GB/s ({copy_src})")
+    for b in bars:
+        line = f"{b.status:<5} {b.name:<34} {b.target:<22} {b.measured}"
+        if b.why:
+            line += f"  [{b.why}]"
+        print(line)
+    npass = sum(b.status == "PASS" for b in bars)
+    print(f"bars: {npass} passed, {len(bars) - npass} failed"
+          + (" (advisory)" if advisory else ""))
+    sys.stdout.flush()

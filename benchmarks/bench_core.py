@@ -354,22 +354,13 @@ def run_first_add(name: str, timeout: float) -> list[H.Result]:
 # bars
 # --------------------------------------------------------------------------
 
-@dataclass
-class Bar:
-    name: str
-    target: str
-    measured: str
-    status: str          # PASS | FAIL | n/a
-    why: str = ""
-
-
 def _find(results, key, backend="gpuscipy"):
     return next((r for r in results if r.key == key and r.backend == backend),
                 None)
 
 
-def evaluate_bars(results, names, copy_ref) -> list[Bar]:
-    bars: list[Bar] = []
+def evaluate_bars(results, names, copy_ref) -> list[H.Bar]:
+    bars: list[H.Bar] = []
 
     def unusable(r):
         if r is None:
@@ -384,11 +375,11 @@ def evaluate_bars(results, names, copy_ref) -> list[Bar]:
     if r is not None or "add_host" in names:
         why = unusable(r)
         if why:
-            bars.append(Bar(names["add_host"] + " host time",
+            bars.append(H.Bar(names["add_host"] + " host time",
                             f"<= {HOST_TARGET_US:g} us", "n/a", "FAIL", why))
         else:
             us = r.median_s * 1e6
-            bars.append(Bar(names["add_host"] + " host time",
+            bars.append(H.Bar(names["add_host"] + " host time",
                             f"<= {HOST_TARGET_US:g} us", f"{us:.2f} us",
                             "PASS" if us <= HOST_TARGET_US else "FAIL"))
     for key, frac in (("add", 0.90), ("sum", 0.85), ("transpose", 0.70)):
@@ -400,40 +391,24 @@ def evaluate_bars(results, names, copy_ref) -> list[Bar]:
         if why is None and not copy_ref:
             why = "no copy bandwidth measured"
         if why:
-            bars.append(Bar(names[key], target, "n/a", "FAIL", why))
+            bars.append(H.Bar(names[key], target, "n/a", "FAIL", why))
             continue
         f = r.gbps / copy_ref
-        bars.append(Bar(names[key], target,
+        bars.append(H.Bar(names[key], target,
                         f"{f * 100:.1f} % ({r.gbps:.0f} GB/s)",
                         "PASS" if f >= frac else "FAIL"))
     if "first_add" in names:
         r2 = _find(results, "first_add#2")
         why = unusable(r2)
         if why:
-            bars.append(Bar("first_add_new_process run 2",
+            bars.append(H.Bar("first_add_new_process run 2",
                             "nvrtc_compiles == 0", "n/a", "FAIL", why))
         else:
             c = r2.extra.get("stats", {}).get("nvrtc_compiles")
-            bars.append(Bar("first_add_new_process run 2",
+            bars.append(H.Bar("first_add_new_process run 2",
                             "nvrtc_compiles == 0", f"nvrtc_compiles={c}",
                             "PASS" if c == 0 else "FAIL"))
     return bars
-
-
-def print_bars(bars: list[Bar], advisory: bool, copy_ref, copy_src) -> None:
-    print()
-    print("== bars ==" + (" (advisory: --quick sizes)" if advisory else ""))
-    if copy_ref:
-        print(f"reference copy bandwidth: {copy_ref:.1f} GB/s ({copy_src})")
-    for b in bars:
-        line = f"{b.status:<5} {b.name:<34} {b.target:<22} {b.measured}"
-        if b.why:
-            line += f"  [{b.why}]"
-        print(line)
-    npass = sum(b.status == "PASS" for b in bars)
-    print(f"bars: {npass} passed, {len(bars) - npass} failed"
-          + (" (advisory)" if advisory else ""))
-    sys.stdout.flush()
 
 
 # --------------------------------------------------------------------------
@@ -565,7 +540,7 @@ def main(argv=None) -> int:
 
     bars = evaluate_bars(results, names, copy_ref) \
         if "gpuscipy" in args.backends else []
-    print_bars(bars, args.quick, copy_ref, copy_src)
+    H.print_bars(bars, args.quick, copy_ref, copy_src)
 
     for r in results:
         if r.backend == "gpuscipy" and (

@@ -48,14 +48,18 @@ from ._kernel._ufunc_names import UFUNC_NAMES as ufunc_names
 from ._kernel._user_kernels import ElementwiseKernel, RawKernel, RawModule
 from ._kernel._reduction_kernel import ReductionKernel
 from ._ndarray import ndarray
-from ._routines._creation import *  # noqa: F401,F403
-from ._routines._creation import __all__ as _creation_all
-from ._routines._math import *  # noqa: F401,F403
-from ._routines._math import __all__ as _math_all
-from ._routines._reduction import *  # noqa: F401,F403
-from ._routines._reduction import __all__ as _reduction_all
-from ._routines._ufuncs import *  # noqa: F401,F403
-from ._routines._ufuncs import __all__ as _ufunc_all
+from ._routines import _creation, _math, _reduction, _ufuncs
+from ._routines import _indexing, _manipulation, _sorting, _scan, _compaction, _linalg
+from . import random  # noqa: E402  (the Generator API)
+
+_ROUTINE_MODULES = (_creation, _math, _reduction, _ufuncs, _indexing, _manipulation,
+                    _sorting, _scan, _compaction, _linalg)
+_routine_all = []
+for _m in _ROUTINE_MODULES:
+    for _n in _m.__all__:
+        globals()[_n] = getattr(_m, _n)
+    _routine_all += list(_m.__all__)
+del _m
 
 bool = bool_  # noqa: A001  (NumPy 2 spells it numpy.bool)
 
@@ -64,11 +68,12 @@ __all__ = (["ndarray", "ufunc", "cuda", "is_available", "get_default_memory_pool
             "RawModule", "bool_", "bool", "int8", "int16", "int32", "int64",
             "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64",
             "complex64", "complex128", "dtype", "result_type", "can_cast",
-            "promote_types", "finfo", "iinfo", "e", "pi", "inf", "nan", "newaxis"]
-           + _creation_all + _math_all + _reduction_all + _ufunc_all)
+            "promote_types", "finfo", "iinfo", "e", "pi", "inf", "nan", "newaxis",
+            "random", "libs"]
+           + _routine_all)
 
 # Public objects report their public home.
-for _n in _creation_all + _math_all + _reduction_all:
+for _n in _routine_all:
     _o = globals().get(_n)
     if callable(_o) and getattr(_o, "__module__", "").startswith("gpuscipy_core._"):
         try:
@@ -76,3 +81,11 @@ for _n in _creation_all + _math_all + _reduction_all:
         except (AttributeError, TypeError):
             pass
 del _n, _o
+
+
+def __getattr__(name):
+    # ``gpuscipy_core.libs`` loads vendor libraries only when first used.
+    if name == "libs":
+        import importlib
+        return importlib.import_module("gpuscipy_core.libs")
+    raise AttributeError(f"module 'gpuscipy_core' has no attribute {name!r}")

@@ -635,9 +635,6 @@ cdef class ndarray:
     def __ipow__(self, other):
         return _u.power(self, other, out=self)
 
-    def __matmul__(self, other):
-        return NotImplemented
-
     def __neg__(self):
         return _u.negative(self)
 
@@ -766,6 +763,67 @@ cdef class ndarray:
         from gpuscipy_core._routines._math import round as _round
         return _round(self, decimals, out)
 
+    # ---- methods that forward to the routines modules ---------------
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        return _routine("_indexing", "take")(self, indices, axis=axis, out=out, mode=mode)
+
+    def put(self, indices, values, mode="raise"):
+        return _routine("_indexing", "put")(self, indices, values, mode=mode)
+
+    def nonzero(self):
+        return _routine("_compaction", "nonzero")(self)
+
+    def compress(self, condition, axis=None, out=None):
+        return _routine("_compaction", "compress")(condition, self, axis=axis, out=out)
+
+    def repeat(self, repeats, axis=None):
+        return _routine("_manipulation", "repeat")(self, repeats, axis=axis)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return _routine("_manipulation", "diagonal")(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return _routine("_manipulation", "trace")(self, offset, axis1, axis2, dtype, out)
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """Sort in place (``numpy.ndarray.sort``)."""
+        _routine("_sorting", "sort_inplace")(self, axis=axis, kind=kind, order=order,
+                                               stable=stable)
+
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+        return _routine("_sorting", "argsort")(self, axis=axis, kind=kind, order=order,
+                                                stable=stable)
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        """Partition in place (``numpy.ndarray.partition``)."""
+        _routine("_sorting", "partition_inplace")(self, kth, axis=axis, kind=kind,
+                                                    order=order)
+
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        return _routine("_sorting", "argpartition")(self, kth, axis=axis, kind=kind,
+                                                     order=order)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        return _routine("_sorting", "searchsorted")(self, v, side=side, sorter=sorter)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return _routine("_scan", "cumsum")(self, axis=axis, dtype=dtype, out=out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return _routine("_scan", "cumprod")(self, axis=axis, dtype=dtype, out=out)
+
+    def dot(self, b, out=None):
+        return _routine("_linalg", "dot")(self, b, out=out)
+
+    def __matmul__(self, other):
+        return _routine("_linalg", "_matmul_operator")(self, other, False)
+
+    def __rmatmul__(self, other):
+        return _routine("_linalg", "_matmul_operator")(self, other, True)
+
+    def __imatmul__(self, other):
+        return _routine("_linalg", "matmul")(self, other, out=self)
+
     def __reduce__(self):
         from gpuscipy_core._routines._creation import array
         return (array, (self.get(),))
@@ -795,6 +853,12 @@ class _LazyUfuncs:
 
 _u = _LazyUfuncs()
 _red = None
+
+
+def _routine(str module, str name):
+    """The function ``name`` of ``gpuscipy_core._routines.<module>``."""
+    import importlib
+    return getattr(importlib.import_module("gpuscipy_core._routines." + module), name)
 
 
 def _r():

@@ -8,7 +8,8 @@
 #   PYTEST_ARGS="..."  extra pytest args (word-split), e.g. "-x -k sum"
 #   PYTEST_XDIST=1     run tests with pytest-xdist "-n 4" (PYTEST_XDIST_N=8 for 8)
 #   PYTEST_TIMEOUT=S   per-test timeout via pytest-timeout (default 300; 0 = off)
-#   BENCH_ARGS="..."   extra args for benchmarks.bench_core, e.g. "--quick"
+#   BENCH_ARGS="..."   extra args for every benchmarks.bench_* module, e.g. "--quick"
+#   BENCH_ONLY="a b"   run only benchmarks/bench_a.py and bench_b.py
 #   GPU_CHECK_CACHE_ROOT=DIR  base of the fresh kernel caches (default
 #                      /tmp/gpuscipy_gpu_check; wiped at start)
 # Exit status: 0 all good; 1 tests failed; 2 install failed; 4 bench/bar
@@ -94,15 +95,28 @@ if [ "${SKIP_BENCH:-0}" != "1" ]; then
     # shellcheck disable=SC2206
     bargs=(${BENCH_ARGS:-})
     t0=$SECONDS
-    # A fresh, empty kernel cache: first_add_new_process run 1 must compile,
-    # run 2 must load from disk.
-    GPUSCIPY_CACHE_DIR="$CACHE_ROOT/bench" \
-        "$PY" -m benchmarks.bench_core --json "$OUT/bench_core.json" "${bargs[@]}" 2>&1 \
-        | tee "$OUT/bench.log"
-    bench_rc=${PIPESTATUS[0]}
-    echo "[bench exit $bench_rc in $((SECONDS - t0)) s]"
-    [ "$bench_rc" -ne 0 ] && rc=$((rc | 4))
-    bars_summary="$(sed -n '/^== bars ==/,$p' "$OUT/bench.log" | grep -v '^\[')"
+    # Every benchmarks/bench_*.py module, one after the other, in one log
+    # (BENCH_ONLY="core fft" picks some). bench_core first, on a fresh, empty
+    # kernel cache: its first_add_new_process case must compile, then hit.
+    mods=()
+    for f in benchmarks/bench_*.py; do
+        m="$(basename "$f" .py)"; m="${m#bench_}"
+        if [ -n "${BENCH_ONLY:-}" ] && [[ " ${BENCH_ONLY} " != *" $m "* ]]; then continue; fi
+        [ "$m" = core ] && mods=(core "${mods[@]}") || mods+=("$m")
+    done
+    : > "$OUT/bench.log"
+    mkdir -p "$CACHE_ROOT/json"
+    for m in "${mods[@]}"; do
+        section "bench_$m" | tee -a "$OUT/bench.log"
+        GPUSCIPY_CACHE_DIR="$CACHE_ROOT/bench" \
+            "$PY" -m "benchmarks.bench_$m" --json "$CACHE_ROOT/json/bench_$m.json" "${bargs[@]}" 2>&1 \
+            | tee -a "$OUT/bench.log"
+        bench_rc=${PIPESTATUS[0]}
+        echo "[bench_$m exit $bench_rc in $((SECONDS - t0)) s]" | tee -a "$OUT/bench.log"
+        [ "$bench_rc" -ne 0 ] && rc=$((rc | 4))
+    done
+    tar -czf "$OUT/bench_json.tgz" -C "$CACHE_ROOT/json" . 2>/dev/null || true
+    bars_summary="$(grep -E '^(==========|  *(PASS|FAIL|pass|fail)|(PASS|FAIL) )' "$OUT/bench.log")"
     [ -n "$bars_summary" ] || bars_summary="(no bars section: bench crashed, exit $bench_rc)"
 fi
 

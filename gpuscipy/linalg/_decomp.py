@@ -1,0 +1,3 @@
+"""Part of gpuscipy.linalg (see the package docstring)."""
+
+__all__ = []

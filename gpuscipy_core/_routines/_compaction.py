@@ -1,0 +1,3 @@
+"""Stream compaction: nonzero, argwhere, flatnonzero, extract, compress, place."""
+
+__all__ = []

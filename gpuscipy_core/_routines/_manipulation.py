@@ -1,0 +1,3 @@
+"""Array manipulation: concatenate, stack, split, pad, flip, roll, ..."""
+
+__all__ = []

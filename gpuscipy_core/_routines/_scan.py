@@ -1,0 +1,3 @@
+"""Scans and counting: cumsum, cumprod, diff, bincount, histogram."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Sorting and searching: sort, argsort, partition, searchsorted, unique, lexsort."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Random numbers on the GPU: ``default_rng(seed)`` returns a ``Generator``."""
+
+__all__ = []
