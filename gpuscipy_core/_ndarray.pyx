@@ -531,10 +531,16 @@ cdef class ndarray:
 
     # ---- indexing ------------------------------------------------------
     def __getitem__(self, key):
-        return _basic_index(self, key)
+        v = _basic_index(self, key)
+        if v is None:
+            return _routine("_indexing", "_advanced_getitem")(self, key)
+        return v
 
     def __setitem__(self, key, value):
         view = _basic_index(self, key)
+        if view is None:
+            _routine("_indexing", "_advanced_setitem")(self, key, value)
+            return
         from gpuscipy_core._elementwise import assign
         assign(view, value)
 
@@ -992,6 +998,9 @@ def _reshape_strides(tuple old_shape, tuple old_strides, tuple new_shape, str or
 
 
 def _basic_index(ndarray a, key):
+    """The view ``a[key]`` for a basic key (integers, slices, None,
+    Ellipsis); None when the key holds an integer or boolean array (advanced
+    indexing, done by ``_routines._indexing``)."""
     if not isinstance(key, tuple):
         key = (key,)
     cdef Py_ssize_t n_ell = 0, n_new = 0, n_idx = 0, nd = len(a._shape)
@@ -1000,14 +1009,16 @@ def _basic_index(ndarray a, key):
             n_ell += 1
         elif k is None:
             n_new += 1
-        elif isinstance(k, (ndarray, numpy.ndarray, list)):
-            _advanced(k)
-        elif isinstance(k, (slice, int)) or hasattr(k, "__index__"):
-            if isinstance(k, (bool, numpy.bool_)):
-                _advanced(k)
+        elif isinstance(k, slice):
             n_idx += 1
+        elif isinstance(k, (bool, numpy.bool_, ndarray, numpy.ndarray, list, tuple)):
+            return None
+        elif isinstance(k, int) or hasattr(k, "__index__"):
+            n_idx += 1
+        elif hasattr(k, "__cuda_array_interface__"):
+            return None
         else:
-            _advanced(k)
+            raise IndexError(_INVALID_INDEX)
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if n_idx > nd:
@@ -1053,11 +1064,8 @@ def _basic_index(ndarray a, key):
     return _make_view(a, tuple(shape), tuple(strides), <size_t>ptr)
 
 
-def _advanced(k):
-    raise IndexError(
-        f"index of type {type(k).__name__} is not supported yet: only integers, "
-        "slices (`:`), ellipsis (`...`) and numpy.newaxis (`None`) are valid "
-        "indices (advanced indexing comes with the indexing routines)")
+_INVALID_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                  "(`None`) and integer or boolean arrays are valid indices")
 
 
 def _strided_view(ndarray a, tuple shape, tuple strides, size_t ptr):

@@ -45,6 +45,17 @@ echo "[install ok in $((SECONDS - t0)) s]"
 "$PY" -c "import gpuscipy_core, sys; print('gpuscipy_core from', gpuscipy_core.__file__)" \
     || { echo "!!!!!!!!!! import gpuscipy_core FAILED after install !!!!!!!!!!"; exit 2; }
 
+# ---------------------------------------------------------------- cuDSS
+# The test machine has no cuDSS: when the caller carries .whl/cudss/
+# libcudss.so.0.xz (from the nvidia-cudss-cu13 wheel), unpack it.
+if [ -f .whl/cudss/libcudss.so.0.xz ]; then
+    section "cuDSS"
+    if cudss_dir="$("$PY" tools/unpack_cudss.py)"; then
+        export LD_LIBRARY_PATH="$cudss_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        echo "libcudss.so.0 unpacked into $cudss_dir"
+    fi
+fi
+
 # ---------------------------------------------------------------- device
 section "nvidia-smi"
 if command -v nvidia-smi >/dev/null 2>&1; then

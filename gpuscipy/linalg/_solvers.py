@@ -1,3 +1,1123 @@
-"""Part of gpuscipy.linalg (see the package docstring)."""
+"""Linear solvers and LU/Cholesky factorizations (``scipy.linalg``'s API).
 
-__all__ = []
+Single matrices run on cuSOLVER (getrf/getrs, potrf/potrs) and cuBLAS
+(trsm); stacks of small matrices (n <= 32) on a kernel of our own, one warp
+per system (``_batched_lu``); larger stacks loop over cuSOLVER calls.
+
+Differences from SciPy
+----------------------
+* ``assume_a`` 'sym'/'her' build the full matrix from the ``lower``/upper
+  triangle (as ?sysv/?hesv read it) and solve by LU with partial pivoting
+  instead of Bunch-Kaufman: the same solution within rounding, the same
+  errors for exactly singular matrices, the warning from the LU estimate.
+  'banded' (and None: no structure detection) solve by LU.
+* 'diagonal': an elementwise divide (zero on the diagonal -> LinAlgError;
+  SciPy's min|d|/max|d| < eps warning). 'upper/lower triangular': an exact
+  zero on the diagonal -> LinAlgError, then trsm (or the warp LU kernel for
+  stacks of n <= 32). 'tridiagonal': a device Gaussian elimination with
+  partial pivoting (?gtsv's algorithm, ``_solve_kernels``). 'pos':
+  Cholesky.
+* The reciprocal condition number behind the ill-conditioning
+  ``LinAlgWarning`` (every structure but 'banded', as SciPy 1.17) is an
+  estimate (Hager/Higham, see ``_solve_dense``) where LAPACK uses ?gecon /
+  ?pocon / ?trcon / ?gtcon: the same estimator family, so matrices near the
+  eps threshold may warn differently.
+* ``solve_banded``: tridiagonal kernel for l == u == 1, a banded LU with
+  partial pivoting (one warp per system, ``_banded``) for l <= 31, dense LU
+  above. ``solveh_banded``, ``cholesky_banded``, ``cho_solve_banded``
+  expand the band to dense (O(n^2) memory, capped: MemoryError past
+  ``_DENSE_BAND_LIMIT`` bytes).
+"""
+
+import warnings
+
+import numpy
+
+import gpuscipy_core as gp
+
+from ._misc import LinAlgError, LinAlgWarning, lapack_dtype, asarray_validated
+from . import _batched_lu as _bl
+from . import _solve_kernels as _sk
+from . import _banded
+
+__all__ = ["solve", "solve_triangular", "solve_banded", "solveh_banded", "inv",
+           "det", "lu", "lu_factor", "lu_solve", "cholesky", "cho_factor",
+           "cho_solve", "cholesky_banded", "cho_solve_banded"]
+
+_STRUCTURE = {None: "gen", "general": "gen", "gen": "gen", "diagonal": "diag",
+              "tridiagonal": "tri", "upper triangular": "upper",
+              "lower triangular": "lower", "pos": "pos", "positive definite": "pos",
+              "sym": "sym", "symmetric": "sym", "her": "her", "hermitian": "her",
+              "banded": "gen"}
+
+
+def _dense():
+    from . import _solve_dense
+    return _solve_dense
+
+
+def _singular(info_host, single_message=False):
+    bad = [int(i) for i in numpy.flatnonzero(numpy.asarray(info_host).reshape(-1) > 0)]
+    if bad:
+        if single_message:
+            raise LinAlgError("A singular matrix detected.")
+        raise LinAlgError(f"A singular matrix detected: slice(s) {bad} are singular.")
+
+
+def _warn_rcond(rcond_host, dtype, shown=None):
+    """LinAlgWarning, SciPy's message, for the slices with rcond < eps
+    (``shown``: the values the message prints, default rcond)."""
+    eps = numpy.finfo(dtype).eps
+    rc = numpy.asarray(rcond_host).reshape(-1)
+    sh = rc if shown is None else numpy.asarray(shown).reshape(-1)
+    ill = [f"slice {i} has rcond = {float(sh[i])}" for i in range(rc.size)
+           if not rc[i] >= eps]
+    if ill:
+        warnings.warn(f"An ill-conditioned matrix detected: {','.join(ill)}.",
+                      LinAlgWarning, stacklevel=3)
+
+
+def _band_mask(a, lower, upper):
+    """``a`` with entries outside the band (lower, upper) set to zero."""
+    n, m = a.shape[-2], a.shape[-1]
+    i = gp.arange(n).reshape((n, 1))
+    j = gp.arange(m).reshape((1, m))
+    keep = ((j - i) <= upper) & ((i - j) <= lower)
+    return gp.where(keep, a, 0).astype(a.dtype)
+
+
+def _broadcast(x, shape):
+    """A stride-0 view of ``x`` broadcast to ``shape`` (no copy)."""
+    from gpuscipy_core._ndarray import _strided_view
+    if x.shape == tuple(shape):
+        return x
+    nd = len(shape)
+    xs = (1,) * (nd - x.ndim) + x.shape
+    st = (0,) * (nd - x.ndim) + x.strides
+    strides = tuple(0 if (d == 1 and s != 1) else t for d, s, t in zip(xs, shape, st))
+    return _strided_view(x, tuple(shape), strides, x.ptr)
+
+
+def _stack(x, core):
+    """(..., *core) -> (batch, *core), a view when the layout allows."""
+    batch = int(numpy.prod(x.shape[:-len(core)], dtype=numpy.int64))
+    try:
+        return x.reshape((batch,) + tuple(core))
+    except Exception:
+        return gp.ascontiguousarray(x).reshape((batch,) + tuple(core))
+
+
+# ------------------------------------------------------------------ solve
+
+def _solve_general(a, b, transposed, want_rcond=True):
+    """One n x n system by LU on cuSOLVER. ``b`` is (n, k). Returns (x, info, rcond)."""
+    d = _dense()
+    n, k = a.shape[0], b.shape[1]
+    m = a.astype(a.dtype, order="C", copy=True)   # read as Fortran: m = a^T
+    ipiv, info = d.getrf(m)
+    # solving with a: getrs(m, OP_T); with a^T: getrs(m, OP_N)
+    main = d.OP_N if transposed else d.OP_T
+    extra = 2 if want_rcond else 0
+    xw = gp.empty((n, k + extra), a.dtype, order="F")
+    xw[:, :k] = b
+    if want_rcond:
+        xw[:, k:] = d.estimator_vectors(n, a.dtype)
+        if transposed:   # the estimate is of a; its vectors solve with op(m) = a
+            d.getrs(m, ipiv, xw[:, :k], main)
+            d.getrs(m, ipiv, xw[:, k:], d.OP_T)
+        else:
+            d.getrs(m, ipiv, xw, main)
+    else:
+        d.getrs(m, ipiv, xw, main)
+    rcond = None
+    if want_rcond:
+        def solve_n(v):
+            return d.getrs(m, ipiv, v, d.OP_T)
+
+        def solve_h(v):   # a^H v = conj(m conj(v))
+            if v.dtype.kind == "c":
+                return gp.conj(d.getrs(m, ipiv, gp.conj(v).copy(order="F"), d.OP_N))
+            return d.getrs(m, ipiv, v, d.OP_N)
+
+        anorm = _sk.norm1(a)
+        rcond = d.rcond_from_lu(anorm, xw[:, k:], solve_n, solve_h)
+    return xw[:, :k], info, rcond
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
+          assume_a=None, transposed=False):
+    """Solve ``a @ x = b`` for ``x`` (``scipy.linalg.solve``).
+
+    Parameters
+    ----------
+    a : (..., N, N) array_like
+    b : (..., N, NRHS) or (N,) array_like
+    lower : bool
+        Triangle used when ``assume_a`` is 'pos' (and 'sym'/'her', which
+        solve by LU here and so read the whole matrix).
+    overwrite_a, overwrite_b : bool
+        Accepted; inputs are never modified.
+    check_finite : bool
+    assume_a : str, optional
+        'gen', 'sym', 'her', 'pos', 'diagonal', 'tridiagonal', 'banded',
+        'upper triangular', 'lower triangular' (and the long spellings).
+    transposed : bool
+        Solve ``a.T @ x = b`` (real ``a`` only).
+
+    Returns
+    -------
+    x : device array, b's shape broadcast against a's batch dimensions.
+
+    Raises
+    ------
+    ValueError, LinAlgError, NotImplementedError; warns ``LinAlgWarning``
+    for ill-conditioned ``a`` (rcond below the dtype's eps).
+
+    References
+    ----------
+    LU with partial pivoting: Golub & Van Loan, *Matrix Computations*, 3.4.
+    Condition estimate: Higham 1988 (ACM TOMS 14).
+    """
+    structure = _STRUCTURE.get(assume_a, "unknown") if isinstance(assume_a, (str, type(None))) \
+        else "unknown"
+    if structure == "unknown":
+        raise ValueError(f"{assume_a} is not a recognized matrix structure")
+    a1 = asarray_validated(a, check_finite)
+    b1 = asarray_validated(b, check_finite, "b")
+    if a1.ndim < 2:
+        a1 = a1.reshape((1,) * (2 - a1.ndim) + a1.shape)
+    if b1.ndim == 0:
+        b1 = b1.reshape((1,))
+    dt = lapack_dtype(a1.dtype, b1.dtype)
+    if a1.shape[-1] != a1.shape[-2]:
+        raise ValueError(f"Expected square matrix, got a1.shape={a1.shape}")
+    if dt.kind == "c" and transposed:
+        raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b "
+                                  "or a^H x = b for complex matrices.")
+    b_is_1d = b1.ndim == 1
+    if b_is_1d:
+        b1 = b1.reshape(b1.shape + (1,))
+    a_is_scalar = a1.size == 1
+    if b1.shape[-2] != a1.shape[-1] and not a_is_scalar:
+        raise ValueError(f"incompatible shapes: a1.shape={a1.shape} and b1.shape={b1.shape}")
+    batch = numpy.broadcast_shapes(a1.shape[:-2], b1.shape[:-2])
+    a1 = _broadcast(a1, batch + a1.shape[-2:])
+    b1 = _broadcast(b1, batch + b1.shape[-2:])
+    if a1.size == 0 or b1.size == 0:
+        x = gp.empty(b1.shape, dt)
+        return x[..., 0] if b_is_1d else x
+    a1 = a1.astype(dt, copy=False)
+    b1 = b1.astype(dt, copy=False)
+    if a_is_scalar:
+        if float(gp.abs(a1).max()) == 0:
+            raise LinAlgError("A singular matrix detected.")
+        out = b1 / a1
+        return out[..., 0] if b_is_1d else out
+    if structure == "diag":
+        x = _solve_diag(a1, b1)
+    elif structure in ("upper", "lower"):
+        x = _solve_tri(a1, b1, structure == "lower", transposed)
+    elif structure == "tri":
+        x = _solve_tridiag(a1, b1, transposed)
+    elif structure in ("sym", "her"):
+        x = _solve_any(_hermitian_from(a1, lower, structure == "her"), b1, "gen", lower,
+                       transposed)
+    else:
+        x = _solve_any(a1, b1, structure, lower, transposed)
+    return x[..., 0] if b_is_1d else x
+
+
+def _diag_of(a1, offset=0):
+    """Strided view (no copy) of the ``offset`` diagonal of every matrix of
+    a (..., n, n) device array: shape (..., n - |offset|)."""
+    from gpuscipy_core._ndarray import _strided_view
+    n = a1.shape[-1]
+    rs, cs = a1.strides[-2], a1.strides[-1]
+    ptr = a1.ptr + (offset * cs if offset >= 0 else -offset * rs)
+    return _strided_view(a1, a1.shape[:-2] + (n - abs(offset),), a1.strides[:-2] + (rs + cs,),
+                         ptr)
+
+
+def _hermitian_from(a1, lower, herm):
+    """The symmetric (Hermitian when ``herm``) matrix given by one triangle of
+    ``a1``, as SciPy's ?sysv/?hesv read it (the real part of the diagonal
+    for Hermitian)."""
+    n = a1.shape[-1]
+    i = gp.arange(n).reshape((n, 1))
+    j = gp.arange(n).reshape((1, n))
+    other = a1.swapaxes(-1, -2)
+    cplx = a1.dtype.kind == "c"
+    if herm and cplx:
+        other = gp.conj(other)
+    full = gp.where((i >= j) if lower else (i <= j), a1, other)
+    if herm and cplx:
+        full = gp.where(i == j, full.real, full)
+    return full.astype(a1.dtype, copy=False)
+
+
+def _solve_diag(a1, b1):
+    """Diagonal systems: an elementwise divide. Singular (an exact zero on
+    the diagonal) -> LinAlgError; SciPy's warning when min|d| / max|d| < eps
+    (its message shows max|d| / min|d|)."""
+    dg = _diag_of(a1)
+    x = b1 / dg.reshape(dg.shape + (1,))
+    ad = gp.abs(dg)
+    mn = ad.min(axis=-1)
+    mx = ad.max(axis=-1)
+    stats = gp.stack([mn.reshape(-1), mx.reshape(-1)]).get()   # one read back
+    mn_h, mx_h = stats[0], stats[1]
+    _singular((mn_h == 0).astype(numpy.int32))
+    with numpy.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        _warn_rcond(mn_h / mx_h, a1.dtype, shown=mx_h / mn_h)
+    return x.astype(a1.dtype, copy=False)
+
+
+def _tri_solver(a_s, lower, dt):
+    """``solve(v, op)``: ``op(a_s) x = v`` in place in the F-ordered ``v`` with
+    cuBLAS trsm, for one triangular matrix. A C-ordered ``a_s`` is used as
+    ``a_s^T`` in Fortran order (no copy); otherwise one F-ordered copy."""
+    d = _dense()
+    flip = a_s.dtype == dt and a_s.flags.c_contiguous
+    m = a_s if flip else a_s.astype(dt, order="F", copy=False)
+    low = (not lower) if flip else lower
+
+    def solve(v, op):
+        if not flip:
+            return d.trsm(m, v, low, op)
+        if op == 0:
+            return d.trsm(m, v, low, d.OP_T)
+        if op == 1 or v.dtype.kind != "c":
+            return d.trsm(m, v, low, d.OP_N)
+        w = gp.conj(v).copy(order="F")   # a^H = conj(m): m conj(x) = conj(v)
+        d.trsm(m, w, low, d.OP_N)
+        v[...] = gp.conj(w)
+        return v
+    return solve
+
+
+def _solve_tri(a1, b1, lower, transposed):
+    """Triangular systems (only the ``lower``/upper triangle is read). An
+    exact zero on the diagonal -> LinAlgError as SciPy (?trtrs); the
+    ill-conditioning warning from a 1-norm condition estimate (SciPy:
+    ?trcon). Stacks of small matrices: the warp-per-system LU kernel on the
+    masked matrix (its pivoting leaves a triangular matrix's solution
+    unchanged up to rounding); otherwise trsm per matrix."""
+    n, k = a1.shape[-1], b1.shape[-1]
+    batch = a1.shape[:-2]
+    dt = a1.dtype
+    _singular((_diag_of(a1) == 0).any(axis=-1).reshape(-1).astype(numpy.int32).get())
+    if n <= _bl.MAX_N:
+        masked = _band_mask(a1, n if lower else 0, 0 if lower else n)
+        return _solve_any(masked, b1, "gen", False, transposed)
+    d = _dense()
+    a3, b3 = _stack(a1, (n, n)), _stack(b1, (n, k))
+    out = gp.empty((a3.shape[0], n, k), dt)
+    rconds = []
+    for s in range(a3.shape[0]):
+        ts = _tri_solver(a3[s], lower, dt)
+        x = b3[s].astype(dt, order="F", copy=True)
+        ts(x, 1 if transposed else 0)
+        out[s] = x
+        y = ts(d.estimator_vectors(n, dt), 0)
+        rconds.append(d.rcond_from_lu(_sk.norm1(a3[s], 3 if lower else 4), y,
+                                      lambda v, ts=ts: ts(v, 0), lambda v, ts=ts: ts(v, 2)))
+    _warn_rcond(gp.stack([r.reshape(1) for r in rconds]).get(), dt)
+    return out.reshape(batch + (n, k))
+
+
+def _tridiagonals(a1):
+    """(dl, d, du) of a (..., n, n) stack as (B, n) contiguous arrays
+    (``dl[:, i] = a[i+1, i]``, ``du[:, i] = a[i, i+1]``, last entries 0)."""
+    n = a1.shape[-1]
+    batch = a1.shape[:-2]
+    d = gp.ascontiguousarray(_diag_of(a1)).reshape((-1, n))
+    dl = gp.zeros(batch + (n,), a1.dtype)
+    du = gp.zeros(batch + (n,), a1.dtype)
+    if n > 1:
+        dl[..., :n - 1] = _diag_of(a1, -1)
+        du[..., :n - 1] = _diag_of(a1, 1)
+    return dl.reshape((-1, n)), d, du.reshape((-1, n))
+
+
+def _rcond_tridiag(dl, d, du):
+    """(B,) reciprocal 1-norm condition estimates of tridiagonal matrices:
+    the estimator of ``_solve_dense.rcond_from_lu`` (Hager/Higham), batched,
+    with the tridiagonal solver (three extra O(n) solves per system)."""
+    B, n = d.shape
+    dt = d.dtype
+    sk, dn = _sk, _dense()
+    col = gp.abs(d)
+    if n > 1:
+        col[:, 1:] += gp.abs(du[:, :n - 1])
+        col[:, :n - 1] += gp.abs(dl[:, :n - 1])
+    anorm = col.max(axis=1)
+    v = gp.ascontiguousarray(dn.estimator_vectors(n, dt))
+    y, _ = sk.gtsv(dl, d, du, gp.broadcast_to(v, (B, n, 2)), 0)
+    est1 = gp.abs(y[:, :, 0]).sum(axis=1)
+    est3 = gp.abs(y[:, :, 1]).sum(axis=1) * (2.0 / (3 * n))
+    sg = gp.ascontiguousarray(dn._sign(y[:, :, 0])).reshape((B, n, 1))
+    z, _ = sk.gtsv(dl, d, du, sg, 2)
+    j = gp.abs(z[:, :, 0]).argmax(axis=1)
+    e = (gp.arange(n).reshape((1, n)) == j.reshape((B, 1))).astype(dt).reshape((B, n, 1))
+    y2, _ = sk.gtsv(dl, d, du, e, 0)
+    est2 = gp.abs(y2[:, :, 0]).sum(axis=1)
+    est = gp.maximum(gp.maximum(est1, est2), est3)
+    rc = gp.where(anorm == 0, 0.0, 1.0 / (est * anorm))
+    return gp.where(est == 0, 0.0, rc).astype(dt.char.lower())
+
+
+def _solve_tridiag(a1, b1, transposed):
+    """Tridiagonal systems (entries off the three diagonals are ignored, as
+    SciPy's ?gtsv path does): Gaussian elimination with partial pivoting on
+    the device (``_solve_kernels.gtsv``), O(n) per system; singular (exact
+    zero pivot) -> LinAlgError; ill-conditioned -> LinAlgWarning (SciPy:
+    ?gtcon)."""
+    n, k = a1.shape[-1], b1.shape[-1]
+    batch = a1.shape[:-2]
+    dl, d, du = _tridiagonals(a1)
+    b3 = _stack(b1, (n, k))
+    x, info = _sk.gtsv(dl, d, du, b3, 1 if transposed else 0)
+    rc = _rcond_tridiag(dl, d, du)
+    info_h, rc_h = info.get(), rc.get()
+    _singular(info_h)
+    _warn_rcond(rc_h, a1.dtype)
+    return x.reshape(batch + (n, k))
+
+
+def _solve_any(a1, b1, structure, lower, transposed):
+    n, k = a1.shape[-1], b1.shape[-1]
+    batch = a1.shape[:-2]
+    dt = a1.dtype
+    if structure == "pos":
+        return _solve_pos(a1, b1, lower)
+    if n <= _bl.MAX_N:
+        a3, b3 = _stack(a1, (n, n)), _stack(b1, (n, k))
+        res = _bl.batched_lu(a3, b3, trans=1 if transposed else 0, want_rcond=True)
+        info, rcond = res["info"].get(), res["rcond"].get()
+        _singular(info)
+        _warn_rcond(rcond, dt)
+        return res["x"].reshape(batch + (n, k))
+    a3, b3 = _stack(a1, (n, n)), _stack(b1, (n, k))
+    out = gp.empty((a3.shape[0], n, k), dt)
+    infos, rconds = [], []
+    for i in range(a3.shape[0]):
+        x, info, rc = _solve_general(a3[i], b3[i], transposed)
+        out[i] = x
+        infos.append(info.reshape(1))
+        rconds.append(rc.reshape(1))
+    _singular(gp.concatenate(infos).get())   # one read back for the stack
+    _warn_rcond(gp.concatenate(rconds).get(), dt)
+    return out.reshape(batch + (n, k))
+
+
+def _solve_pos(a1, b1, lower):
+    """Hermitian positive definite systems by Cholesky (only the ``lower``/
+    upper triangle is read). Not positive definite -> LinAlgError;
+    ill-conditioned -> LinAlgWarning as SciPy 1.17 (?pocon): the 1-norm
+    estimate of the Hermitian matrix, from the warp LU kernel for stacks of
+    small matrices, else the Hager/Higham estimator with potrs solves."""
+    n, k = a1.shape[-1], b1.shape[-1]
+    batch = a1.shape[:-2]
+    dt = a1.dtype
+    if n <= _bl.MAX_N:
+        res = _bl.batched_cholesky(_stack(a1, (n, n)), _stack(b1, (n, k)),
+                                   upper=not lower, want_factor=False)
+        full = _stack(_hermitian_from(a1, lower, True), (n, n))
+        rc = _bl.batched_lu(full, want_rcond=True)["rcond"]
+        _singular(res["info"].get())
+        _warn_rcond(rc.get(), dt)
+        return res["x"].reshape(batch + (n, k))
+    d = _dense()
+    a3, b3 = _stack(a1, (n, n)), _stack(b1, (n, k))
+    out = gp.empty((a3.shape[0], n, k), dt)
+    infos, rconds = [], []
+    for i in range(a3.shape[0]):
+        c = a3[i].astype(dt, order="F", copy=True)
+        infos.append(d.potrf(c, lower).reshape(1))
+        x = b3[i].astype(dt, order="F", copy=True)
+        d.potrs(c, x, lower)
+        out[i] = x
+
+        def sol(v, c=c):
+            return d.potrs(c, v, lower)
+        y = sol(d.estimator_vectors(n, dt))
+        rconds.append(d.rcond_from_lu(_sk.norm1(a3[i], 1 if lower else 2), y, sol, sol)
+                      .reshape(1))
+    _singular(gp.concatenate(infos).get())
+    _warn_rcond(gp.concatenate(rconds).get(), dt)
+    return out.reshape(batch + (n, k))
+
+
+# --------------------------------------------------------- triangular
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     check_finite=True):
+    """Solve ``a x = b`` for triangular ``a`` (``scipy.linalg.solve_triangular``).
+
+    ``trans`` 0/'N', 1/'T' (``a^T x = b``), 2/'C' (``a^H x = b``). Runs on
+    cuBLAS ?trsm (one call per matrix of a stack).
+
+    Raises
+    ------
+    ValueError for shapes; LinAlgError("singular matrix: resolution failed
+    at diagonal %d") for a zero diagonal entry (not with unit_diagonal).
+    """
+    a1 = asarray_validated(a, check_finite)
+    b1 = asarray_validated(b, check_finite, "b")
+    if a1.ndim < 2 or a1.shape[-1] != a1.shape[-2]:
+        raise ValueError("expected square matrix")
+    if b1.ndim == 0 or a1.shape[-1] != b1.shape[-2 if b1.ndim > 1 else -1]:
+        raise ValueError(f"shapes of a {a1.shape} and b {b1.shape} are incompatible")
+    trans = {"N": 0, "T": 1, "C": 2}.get(trans, trans)
+    if trans not in (0, 1, 2):
+        raise ValueError("Incorrect trans value")
+    dt = lapack_dtype(a1.dtype, b1.dtype)
+    n = a1.shape[-1]
+    b_is_1d = b1.ndim == 1
+    if b_is_1d:
+        b1 = b1.reshape(b1.shape + (1,))
+    if a1.ndim > 2 or b1.ndim > 2:
+        batch = numpy.broadcast_shapes(a1.shape[:-2], b1.shape[:-2])
+    else:
+        batch = ()
+    k = b1.shape[-1]
+    if n == 0 or k == 0:
+        x = gp.empty(batch + (n, k), dt)
+        return x[..., 0] if b_is_1d else x
+    a3 = _stack(_broadcast(a1, batch + (n, n)), (n, n))
+    b3 = _stack(_broadcast(b1, batch + (n, k)), (n, k))
+    if not unit_diagonal:
+        diag = gp.ascontiguousarray(a3).reshape((-1, n * n))[:, ::n + 1]
+        zero = (diag == 0).get()
+        if zero.any():
+            i = int(numpy.flatnonzero(zero.any(axis=0))[0])
+            raise LinAlgError(f"singular matrix: resolution failed at diagonal {i}")
+    d = _dense()
+    out = gp.empty((a3.shape[0], n, k), dt)
+    for s in range(a3.shape[0]):
+        # a C-ordered a is a^T in Fortran order: flip triangle and op
+        ac = a3[s].astype(dt, order="C", copy=False)
+        if ac.flags.c_contiguous:
+            m, low, op = ac, not lower, (1 if trans == 0 else 0)
+            if trans == 2:   # a^H = conj(m); solve m conj(x) = conj(b)
+                x = gp.conj(b3[s].astype(dt)).copy(order="F")
+                d.trsm(m, x, low, d.OP_N, unit_diagonal)
+                out[s] = gp.conj(x)
+                continue
+        else:
+            m, low, op = ac.copy(order="F"), lower, trans
+        x = b3[s].astype(dt, order="F", copy=True)
+        d.trsm(m, x, low, op, unit_diagonal)
+        out[s] = x
+    x = out.reshape(batch + (n, k))
+    return x[..., 0] if b_is_1d else x
+
+
+# ----------------------------------------------------------------- LU
+
+def _lu_batched(a1):
+    """LU of a (..., n, n) stack: returns (lu (..., n, n), piv int32 0-based, info)."""
+    n = a1.shape[-1]
+    batch = a1.shape[:-2]
+    a3 = _stack(a1, (n, n))
+    if 1 <= n <= _bl.MAX_N:
+        res = _bl.batched_lu(a3, want_lu=True)
+        return (res["lu"].reshape(batch + (n, n)), res["ipiv"].reshape(batch + (n,)),
+                res["info"])
+    d = _dense()
+    lus = gp.empty((a3.shape[0], n, n), a1.dtype)
+    pivs = gp.empty((a3.shape[0], n), numpy.int32)
+    infos = gp.empty((a3.shape[0],), numpy.int32)
+    for i in range(a3.shape[0]):
+        m = a3[i].astype(a1.dtype, order="F", copy=True)
+        ipiv, info = d.getrf(m)
+        lus[i] = m
+        pivs[i] = (ipiv - 1).astype(numpy.int32)
+        infos[i:i + 1] = info
+    return lus.reshape(batch + (n, n)), pivs.reshape(batch + (n,)), infos
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """Pivoted LU for ``lu_solve`` (``scipy.linalg.lu_factor``).
+
+    Returns ``(lu, piv)``: the packed factor (L unit lower, U upper) and
+    int32 0-based row interchanges (LAPACK's ipiv minus one). A singular
+    matrix warns ``LinAlgWarning`` as SciPy does.
+    """
+    a1 = asarray_validated(a, check_finite)
+    if a1.ndim < 2 or a1.shape[-1] != a1.shape[-2]:
+        raise ValueError("expected square matrix")
+    dt = lapack_dtype(a1.dtype)
+    a1 = a1.astype(dt, copy=False)
+    if a1.size == 0:
+        return gp.empty(a1.shape, dt), gp.empty(a1.shape[:-1], numpy.int32)
+    lu_, piv, info = _lu_batched(a1)
+    info_h = info.get().reshape(-1)
+    if (info_h > 0).any():
+        i = int(info_h[info_h > 0][0])
+        warnings.warn(f"Diagonal number {i} is exactly zero. Singular matrix.",
+                      LinAlgWarning, stacklevel=2)
+    return lu_, piv
+
+
+def _rhs_columns(b3, dt):
+    """(B, n, k) right-hand sides -> an F-ordered (n, B*k) work array whose
+    column ``s*k + c`` is ``b3[s, :, c]`` (one copy), and the inverse view."""
+    B, n, k = b3.shape
+    t = b3.swapaxes(1, 2).astype(dt, order="C", copy=True)   # (B, k, n), C order
+    work = t.reshape((B * k, n)).T   # F-contiguous (n, B*k)
+
+    def back():
+        return t.reshape((B, k, n)).swapaxes(1, 2)
+    return work, back
+
+
+def _batched_solve(name, fac, fac_core, extra, b1, n, dt, solve_one):
+    """Solve with a stacked factor as SciPy's ``_apply_over_batch`` does.
+
+    ``fac``: the factor with ``fac_core`` core dims; ``extra``: a second
+    per-matrix array with one core dim (LU pivots) or None; ``b1``: core
+    (n,) when 1-D else (n, k). ``solve_one(fac2, extra1, x)`` solves in
+    place in the F-ordered (n, m) ``x``. Returns None when nothing is
+    batched (the caller handles the plain 2-D case)."""
+    b_core = 2 if b1.ndim >= 2 else 1
+    shapes = [fac.shape[:-fac_core], b1.shape[:-b_core]]
+    if extra is not None:
+        shapes.insert(1, extra.shape[:-1])
+    if not any(shapes):
+        return None
+    batch = tuple(numpy.broadcast_shapes(*shapes))
+    if int(numpy.prod(batch, dtype=numpy.int64)) == 0:
+        raise ValueError(f"`{name}` does not support zero-size batches.")
+    b2 = b1 if b_core == 2 else b1.reshape(b1.shape + (1,))
+    k = b2.shape[-1]
+    out_shape = batch + ((n, k) if b_core == 2 else (n,))
+    if n == 0 or k == 0:
+        return gp.empty(out_shape, dt)
+    shared = not shapes[0] and (extra is None or not shapes[1])
+    b3 = _stack(_broadcast(b2, batch + (n, k)), (n, k))
+    if shared:   # one factor: all right-hand sides as the columns of one solve
+        work, back = _rhs_columns(b3, dt)
+        solve_one(fac.astype(dt, order="F", copy=False), extra, work)
+        return back().reshape(out_shape)
+    f3 = _stack(_broadcast(fac, batch + fac.shape[-2:]), fac.shape[-2:])
+    e2 = None if extra is None else _stack(_broadcast(extra, batch + (n,)), (n,))
+    out = gp.empty((f3.shape[0], n, k), dt)
+    for s in range(f3.shape[0]):
+        x = b3[s].astype(dt, order="F", copy=True)
+        solve_one(f3[s].astype(dt, order="F", copy=False),
+                  None if e2 is None else e2[s], x)
+        out[s] = x
+    return out.reshape(out_shape)
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` from ``lu_factor``'s output (``scipy.linalg.lu_solve``).
+
+    Parameters
+    ----------
+    lu_and_piv : ((..., N, N) array, (..., N) int array)
+        ``lu_factor``'s packed factor and 0-based pivots; stacked factors
+        broadcast against ``b``'s batch dimensions as in SciPy.
+    b : (..., N) or (..., N, K) array
+        Right-hand sides (2-D core when ``b.ndim >= 2``).
+    trans : {0, 1, 2}
+        0 ``a x = b``, 1 ``a^T x = b``, 2 ``a^H x = b``.
+    check_finite : bool
+        Checks ``b`` (SciPy does not check ``lu``).
+
+    Returns
+    -------
+    x : device array, broadcast batch shape + b's core shape.
+
+    Notes
+    -----
+    cuSOLVER getrs. With one factor (2-D ``lu``) and a stack of ``b`` the
+    right-hand sides become the columns of a single getrs; a stack of
+    factors runs one getrs per matrix.
+    """
+    lu_, piv = lu_and_piv
+    lu1 = gp.asarray(lu_)
+    b1 = asarray_validated(b, check_finite, "b")
+    piv1 = gp.asarray(piv)
+    if lu1.ndim < 2 or lu1.shape[-1] != lu1.shape[-2]:
+        raise ValueError("expected square matrix")
+    if trans not in (0, 1, 2):
+        raise ValueError("trans must be 0, 1 or 2")
+    if b1.ndim == 0 or lu1.shape[-2] != b1.shape[-2 if b1.ndim > 1 else 0]:
+        raise ValueError(f"Shapes of lu {lu1.shape[-2:]} and b "
+                         f"{b1.shape[-2:] if b1.ndim > 1 else b1.shape} are incompatible")
+    dt = lapack_dtype(lu1.dtype, b1.dtype)
+    n = lu1.shape[-1]
+    d = _dense()
+
+    def one(m, p, x):
+        d.getrs(m, (p.astype(numpy.int64) + 1), x, trans)
+
+    x = _batched_solve("_lu_solve", lu1, 2, piv1, b1, n, dt, one)
+    if x is not None:
+        return x
+    b_is_1d = b1.ndim == 1
+    if b_is_1d:
+        b1 = b1.reshape((n, 1))
+    k = b1.shape[-1]
+    if n == 0 or k == 0:
+        x = gp.empty(b1.shape, dt)
+        return x[..., 0] if b_is_1d else x
+    x = b1.astype(dt, order="F", copy=True)
+    one(lu1.astype(dt, order="F", copy=False), piv1, x)
+    return x[:, 0] if b_is_1d else x
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    """LU decomposition ``a = p @ l @ u`` (``scipy.linalg.lu``), stacked input allowed.
+
+    Returns ``(p, l, u)``, ``(pl, u)`` with ``permute_l``, or ``(perm, l, u)``
+    with ``p_indices`` (``a = l[perm] @ u``)... as SciPy.
+    """
+    a1 = asarray_validated(a, check_finite)
+    if a1.ndim < 2:
+        raise ValueError("The input array must be at least two-dimensional.")
+    dt = lapack_dtype(a1.dtype)
+    a1 = a1.astype(dt, copy=False)
+    m, n = a1.shape[-2], a1.shape[-1]
+    if m != n:
+        raise NotImplementedError("gpuscipy.linalg.lu: rectangular matrices are not "
+                                  "supported yet")
+    batch = a1.shape[:-2]
+    if a1.size == 0:
+        z = gp.empty(a1.shape, dt)
+        if permute_l:
+            return z, gp.empty(a1.shape, dt)
+        first = (gp.empty(batch + (m,), numpy.int32) if p_indices
+                 else gp.empty(a1.shape, dt.char.lower()))
+        return first, z, gp.empty(a1.shape, dt)
+    lu_, piv, _ = _lu_batched(a1)
+    lu3, piv3 = _stack(lu_, (n, n)), _stack(piv, (n,))
+    # interchanges -> permutation on the device; (P a)[i] = a[perm[i]] and
+    # a = l[inv] @ u
+    perm, inv = _sk.lu_permutation(piv3)
+    up = _sk.lu_unpack(lu3, "U").reshape(a1.shape)
+    if permute_l:
+        return _sk.lu_unpack(lu3, "PL", inv).reshape(a1.shape), up
+    low = _sk.lu_unpack(lu3, "L").reshape(a1.shape)
+    if p_indices:
+        return inv.reshape(batch + (n,)), low, up
+    return _sk.lu_unpack(lu3, "P", inv).reshape(a1.shape), low, up
+
+
+# ------------------------------------------------------------ inv, det
+
+def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
+    """Inverse of a (stack of) square matrices (``scipy.linalg.inv``)."""
+    a1 = asarray_validated(a, check_finite)
+    if a1.ndim < 2 or a1.shape[-1] != a1.shape[-2]:
+        raise ValueError("Expected at least ndim=2, got a1.ndim=%d" % a1.ndim
+                         if a1.ndim < 2 else
+                         f"Expected square matrix, got a1.shape={a1.shape}")
+    dt = lapack_dtype(a1.dtype)
+    a1 = a1.astype(dt, copy=False)
+    n = a1.shape[-1]
+    if a1.size == 0:
+        return gp.empty(a1.shape, dt)
+    batch = a1.shape[:-2]
+    if n <= _bl.MAX_N:
+        res = _bl.batched_lu(_stack(a1, (n, n)), inv=True, want_rcond=True)
+        _singular(res["info"].get())
+        _warn_rcond(res["rcond"].get(), dt)
+        return res["x"].reshape(a1.shape)
+    eye = gp.eye(n, dtype=dt)
+    return _solve_any(a1, _broadcast(eye, batch + (n, n)), "gen", False, False)
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    """Determinant of a (stack of) square matrices (``scipy.linalg.det``).
+
+    Product of U's diagonal from the pivoted LU, signed by the row
+    interchanges. Returns a 0-d device array for one matrix.
+    """
+    a1 = asarray_validated(a, check_finite)
+    if a1.ndim < 2:
+        raise ValueError("The input array must be at least two-dimensional.")
+    if a1.shape[-1] != a1.shape[-2]:
+        raise ValueError("Last 2 dimensions of the array must be square but received "
+                         f"shape {a1.shape}.")
+    dt = lapack_dtype(a1.dtype)
+    a1 = a1.astype(dt, copy=False)
+    n = a1.shape[-1]
+    batch = a1.shape[:-2]
+    if n == 0:
+        return gp.ones(batch, dt)
+    if 0 in batch:
+        return gp.empty(batch, dt)
+    if n <= _bl.MAX_N:
+        res = _bl.batched_lu(_stack(a1, (n, n)), want_det=True)
+        return res["det"].reshape(batch)
+    lu_, piv, _ = _lu_batched(a1)
+    lu3, piv3 = _stack(lu_, (n, n)), _stack(piv, (n,))
+    diag = gp.ascontiguousarray(lu3).reshape((-1, n * n))[:, ::n + 1]
+    d = diag.prod(axis=1)
+    swaps = (piv3 != gp.arange(n, dtype=numpy.int32)).sum(axis=1)
+    d = gp.where(swaps % 2 == 1, -d, d).astype(dt)
+    return d.reshape(batch)
+
+
+# ------------------------------------------------------------ Cholesky
+
+def _cholesky(a1, lower):
+    n = a1.shape[-1]
+    batch = a1.shape[:-2]
+    if 1 <= n <= _bl.MAX_N:
+        res = _bl.batched_cholesky(_stack(a1, (n, n)), upper=not lower)
+        return res["c"].reshape(a1.shape), res["info"]
+    d = _dense()
+    a3 = _stack(a1, (n, n))
+    out = gp.empty(a3.shape, a1.dtype)
+    infos = gp.empty((a3.shape[0],), numpy.int32)
+    i_ = gp.arange(n).reshape(n, 1)
+    j_ = gp.arange(n).reshape(1, n)
+    keep = (i_ >= j_) if lower else (i_ <= j_)
+    for s in range(a3.shape[0]):
+        c = a3[s].astype(a1.dtype, order="F", copy=True)
+        infos[s:s + 1] = d.potrf(c, lower)
+        out[s] = gp.where(keep, c, 0)
+    return out.reshape(batch + (n, n)), infos
+
+
+def _chol_check(info):
+    info_h = info.get().reshape(-1)
+    bad = info_h[info_h > 0]
+    if bad.size:
+        raise LinAlgError(f"{int(bad[0])}-th leading minor of the array is not "
+                          "positive definite")
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """Cholesky factor of a Hermitian positive definite (stack of) matrix
+    (``scipy.linalg.cholesky``): ``U`` (``a = U^H U``) or ``L`` (``a = L L^H``)."""
+    a1 = asarray_validated(a, check_finite)
+    if a1.ndim < 2 or a1.shape[-1] != a1.shape[-2]:
+        raise ValueError(f"Input array is expected to be square but has the shape: "
+                         f"{a1.shape[-2:] if a1.ndim >= 2 else a1.shape}.")
+    dt = lapack_dtype(a1.dtype)
+    a1 = a1.astype(dt, copy=False)
+    if a1.size == 0:
+        return gp.empty(a1.shape, dt)
+    c, info = _cholesky(a1, lower)
+    _chol_check(info)
+    return c
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """``(c, lower)`` for ``cho_solve`` (``scipy.linalg.cho_factor``); the other
+    triangle of ``c`` holds zeros here (SciPy leaves it arbitrary)."""
+    return cholesky(a, lower=lower, check_finite=check_finite), lower
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` with ``cho_factor``'s output (``scipy.linalg.cho_solve``).
+
+    Parameters
+    ----------
+    c_and_lower : ((..., N, N) array, bool)
+        The Cholesky factor (only its ``lower``/upper triangle is read) and
+        which triangle; stacked factors broadcast against ``b``'s batch
+        dimensions as in SciPy.
+    b : (..., N) or (..., N, K) array
+
+    Returns
+    -------
+    x : device array, broadcast batch shape + b's core shape.
+
+    Raises
+    ------
+    ValueError: non-square factor, incompatible shapes, non-finite input,
+    zero-size batch.
+
+    Notes
+    -----
+    cuSOLVER potrs; one factor with a stack of ``b`` is one potrs over all
+    the right-hand sides as columns.
+    """
+    c, lower = c_and_lower
+    c1 = asarray_validated(c, check_finite, "c")
+    b1 = asarray_validated(b, check_finite, "b")
+    if c1.ndim < 2 or c1.shape[-1] != c1.shape[-2]:
+        raise ValueError("The factored matrix c is not square.")
+    if b1.ndim == 0 or c1.shape[-1] != b1.shape[-2 if b1.ndim > 1 else 0]:
+        raise ValueError(f"incompatible dimensions ({c1.shape[-2:]} and "
+                         f"{b1.shape[-2:] if b1.ndim > 1 else b1.shape})")
+    dt = lapack_dtype(c1.dtype, b1.dtype)
+    n = c1.shape[-1]
+    d = _dense()
+
+    def one(m, _, x):
+        d.potrs(m, x, lower)
+
+    x = _batched_solve("_cho_solve", c1, 2, None, b1, n, dt, one)
+    if x is not None:
+        return x
+    if c1.size == 0 or b1.size == 0:
+        return gp.empty(b1.shape, dt)
+    x = b1.astype(dt, order="F", copy=True)
+    one(c1.astype(dt, order="F", copy=False), None, x)
+    return x
+
+
+# ------------------------------------------------------------- banded
+
+def _over_batch(name, arrays, cores, f):
+    """SciPy's ``_apply_over_batch`` on the device: broadcast the batch
+    dimensions, call ``f`` per slice, stack."""
+    batch = tuple(numpy.broadcast_shapes(*[x.shape[:x.ndim - c] for x, c in zip(arrays, cores)]))
+    if int(numpy.prod(batch, dtype=numpy.int64)) == 0:
+        raise ValueError(f"`{name}` does not support zero-size batches.")
+    full = [_broadcast(x, batch + x.shape[x.ndim - c:]) for x, c in zip(arrays, cores)]
+    outs = [f(*[x[idx] for x in full]) for idx in numpy.ndindex(*batch)]
+    return gp.stack(outs).reshape(batch + outs[0].shape)
+
+
+def _banded_to_dense(ab, lower_bw, upper_bw, n):
+    """Dense (n, n) matrix of LAPACK band storage ``ab[u + i - j, j] = a[i, j]``."""
+    rows = lower_bw + upper_bw + 1
+    i = gp.arange(n).reshape(n, 1)
+    j = gp.arange(n).reshape(1, n)
+    out = gp.zeros((n, n), ab.dtype)
+    abh = ab  # gather row by row of the band (rows <= bandwidth; O(rows) launches)
+    for r in range(rows):
+        dgn = upper_bw - r   # j - i
+        if -n < dgn < n:
+            if dgn >= 0:
+                length = n - dgn
+                src = abh[r, dgn:dgn + length]
+                _diag_view(out, dgn)[...] = src
+            else:
+                length = n + dgn
+                src = abh[r, :length]
+                _diag_view(out, dgn)[...] = src
+    del i, j
+    return out
+
+
+def _diag_view(x, k):
+    from gpuscipy_core._ndarray import _strided_view
+    n = x.shape[0]
+    step = x.strides[0] + x.strides[1]
+    if k >= 0:
+        return _strided_view(x, (n - k,), (step,), x.ptr + k * x.strides[1])
+    return _strided_view(x, (n + k,), (step,), x.ptr - k * x.strides[0])
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` with ``a`` banded (``scipy.linalg.solve_banded``).
+
+    Parameters
+    ----------
+    (l, u) : (int, int)
+        Number of non-zero lower and upper diagonals.
+    ab : (..., l + u + 1, M) array
+        The band, ``ab[u + i - j, j] == a[i, j]``.
+    b : (..., M) or (..., M, K) array
+
+    Returns
+    -------
+    x : device array, broadcast batch shape + b's core shape.
+
+    Raises
+    ------
+    ValueError for shapes; LinAlgError("singular matrix") for an exact zero
+    pivot (SciPy's ?gbsv/?gtsv info).
+
+    Notes
+    -----
+    ``l == u == 1``: the tridiagonal solver (``_solve_kernels.gtsv``, as
+    SciPy uses ?gtsv); ``l <= 31``: a banded LU with partial pivoting, one
+    warp per system (``_banded``, ?gbsv's algorithm), O(M (l + u)) memory;
+    wider bands: expanded to dense and LU on cuSOLVER (capped, see
+    ``_dense_band_check``). No condition warning, as SciPy.
+    """
+    a1 = asarray_validated(ab, check_finite, "ab")
+    b1 = asarray_validated(b, check_finite, "b")
+    (nlower, nupper) = l_and_u
+    nlower, nupper = int(nlower), int(nupper)
+    if a1.ndim < 2:
+        raise ValueError("shapes of ab and b are not compatible.")
+    b_core = 2 if b1.ndim >= 2 else 1
+    if b1.ndim == 0 or a1.shape[-1] != b1.shape[-b_core]:
+        raise ValueError("shapes of ab and b are not compatible.")
+    if nlower + nupper + 1 != a1.shape[-2]:
+        raise ValueError(f"invalid values for the number of lower and upper "
+                         f"diagonals: l+u+1 ({nlower + nupper + 1}) does not equal "
+                         f"ab.shape[0] ({a1.shape[-2]})")
+    dt = lapack_dtype(a1.dtype, b1.dtype)
+    n = a1.shape[-1]
+    batch = tuple(numpy.broadcast_shapes(a1.shape[:-2], b1.shape[:-b_core]))
+    if batch and int(numpy.prod(batch, dtype=numpy.int64)) == 0:
+        raise ValueError("`_solve_banded` does not support zero-size batches.")
+    b2 = b1 if b_core == 2 else b1.reshape(b1.shape + (1,))
+    k = b2.shape[-1]
+    out_shape = batch + ((n, k) if b_core == 2 else (n,))
+    if b1.size == 0:
+        return gp.empty(out_shape, dt)
+    a1 = a1.astype(dt, copy=False)
+    b2 = b2.astype(dt, copy=False)
+    if n == 1:   # SciPy divides by the diagonal entry (no singular check)
+        return (b2 / a1[..., nupper:nupper + 1, :]).reshape(out_shape).astype(dt, copy=False)
+    a3 = _stack(_broadcast(a1, batch + a1.shape[-2:]), a1.shape[-2:])
+    b3 = _stack(_broadcast(b2, batch + (n, k)), (n, k))
+    if nlower == nupper == 1:
+        du = gp.zeros(a3.shape[:1] + (n,), dt)
+        du[:, :n - 1] = a3[:, 0, 1:]
+        dl = gp.zeros(a3.shape[:1] + (n,), dt)
+        dl[:, :n - 1] = a3[:, 2, :n - 1]
+        x, info = _sk.gtsv(dl, gp.ascontiguousarray(a3[:, 1, :]), du, b3, 0)
+    elif nlower <= _banded.MAX_KL:
+        x, info = _banded.gbsv(a3, nlower, nupper, b3)
+    else:
+        _dense_band_check("solve_banded", n, a3.shape[0], dt)
+        dense = gp.stack([_banded_to_dense(a3[s], nlower, nupper, n)
+                          for s in range(a3.shape[0])])
+        lu3, piv3, info = _lu_batched(dense)
+        x = gp.empty((a3.shape[0], n, k), dt)
+        d = _dense()
+        for s in range(a3.shape[0]):
+            xs = b3[s].astype(dt, order="F", copy=True)
+            d.getrs(lu3[s].astype(dt, order="F", copy=False),
+                    piv3[s].astype(numpy.int64) + 1, xs, d.OP_N)
+            x[s] = xs
+    if (info.get() > 0).any():
+        raise LinAlgError("singular matrix")
+    return x.reshape(out_shape)
+
+
+_DENSE_BAND_LIMIT = 1 << 31
+
+
+def _dense_band_check(name, n, nmat, dt):
+    """MemoryError when the dense expansion of a wide band would pass
+    ``_DENSE_BAND_LIMIT`` bytes (the banded kernels need l <= 31)."""
+    nbytes = int(nmat) * n * n * numpy.dtype(dt).itemsize
+    if nbytes > _DENSE_BAND_LIMIT:
+        raise MemoryError(
+            f"gpuscipy.linalg.{name}: this band is solved by expanding it to "
+            f"{nmat} dense {n}x{n} matrices ({nbytes} bytes), above the "
+            f"{_DENSE_BAND_LIMIT}-byte limit of that route; use fewer/narrower "
+            f"bands (the banded kernel needs at most {_banded.MAX_KL} lower "
+            f"diagonals) or a sparse solver.")
+
+
+def _hband_dense(a3, lower, name):
+    """Dense (B, n, n) Hermitian-band matrices (one triangle filled) of a
+    (B, u + 1, n) stack in SciPy's ?pbtrf storage, within the size cap."""
+    n = a3.shape[-1]
+    u = a3.shape[-2] - 1
+    _dense_band_check(name, n, a3.shape[0], a3.dtype)
+    lo, up = (u, 0) if lower else (0, u)
+    return gp.stack([_banded_to_dense(a3[s], lo, up, n) for s in range(a3.shape[0])])
+
+
+def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False,
+                  check_finite=True):
+    """Solve ``a x = b`` with ``a`` Hermitian positive definite banded
+    (``scipy.linalg.solveh_banded``).
+
+    Parameters
+    ----------
+    ab : (..., u + 1, M) array
+        SciPy's storage: upper ``ab[u + i - j, j] == a[i, j]`` (i <= j) or,
+        with ``lower``, ``ab[i - j, j] == a[i, j]`` (i >= j).
+    b : (..., M) or (..., M, K) array
+
+    Raises
+    ------
+    ValueError for shapes; LinAlgError("%dth leading minor not positive
+    definite") as SciPy; MemoryError past the dense-expansion cap.
+
+    Notes
+    -----
+    The band is expanded to dense and factored by Cholesky (the warp kernel
+    for M <= 32, cuSOLVER potrf/potrs otherwise): O(M^2) memory, capped at
+    ``_DENSE_BAND_LIMIT`` bytes. No condition warning, as SciPy.
+    """
+    a1 = asarray_validated(ab, check_finite, "ab")
+    b1 = asarray_validated(b, check_finite, "b")
+    if a1.ndim < 2:
+        raise ValueError("shapes of ab and b are not compatible.")
+    b_core = 2 if b1.ndim >= 2 else 1
+    if b1.ndim == 0 or a1.shape[-1] != b1.shape[-b_core]:
+        raise ValueError("shapes of ab and b are not compatible.")
+    dt = lapack_dtype(a1.dtype, b1.dtype)
+    n = a1.shape[-1]
+    batch = tuple(numpy.broadcast_shapes(a1.shape[:-2], b1.shape[:-b_core]))
+    if batch and int(numpy.prod(batch, dtype=numpy.int64)) == 0:
+        raise ValueError("`solveh_banded` does not support zero-size batches.")
+    out_shape = batch + b1.shape[-b_core:]
+    if b1.size == 0:
+        return gp.empty(out_shape, dt)
+    a3 = _stack(_broadcast(a1.astype(dt, copy=False), batch + a1.shape[-2:]), a1.shape[-2:])
+    dense = _hband_dense(a3, lower, "solveh_banded")
+    c, info = _cholesky(dense, lower)
+    info_h = info.get().reshape(-1)
+    if (info_h > 0).any():
+        raise LinAlgError(f"{int(info_h[info_h > 0][0])}th leading minor not positive "
+                          "definite")
+    b2 = b1.astype(dt, copy=False)
+    x = cho_solve((c.reshape(batch + (n, n)), lower), b2, check_finite=False)
+    return x.reshape(out_shape)
+
+
+def cholesky_banded(ab, overwrite_ab=False, lower=False, check_finite=True):
+    """Cholesky factor in band storage (``scipy.linalg.cholesky_banded``)."""
+    a1 = asarray_validated(ab, check_finite, "ab")
+    dt = lapack_dtype(a1.dtype)
+    a1 = a1.astype(dt, copy=False)
+    if a1.ndim > 2:   # SciPy's batching: one factorization per band
+        return _over_batch("cholesky_banded", [a1], [2],
+                           lambda x: cholesky_banded(x, lower=lower, check_finite=False))
+    if a1.ndim < 2:
+        raise ValueError("expected a 2-D band (u + 1, M)")
+    if a1.size == 0:
+        return gp.empty(a1.shape, dt)
+    n = a1.shape[-1]
+    u = a1.shape[0] - 1
+    _dense_band_check("cholesky_banded", n, 1, dt)
+    dense = _banded_to_dense(a1, u, 0, n) if lower else _banded_to_dense(a1, 0, u, n)
+    c, info = _cholesky(dense, lower)
+    info_h = info.get().reshape(-1)
+    if (info_h > 0).any():
+        raise LinAlgError(f"{int(info_h[info_h > 0][0])}-th leading minor not "
+                          "positive definite")
+    out = gp.zeros(a1.shape, dt)
+    for r in range(u + 1):
+        dgn = (r - u) if not lower else -r   # j - i for upper rows, i - j lower
+        if lower:
+            length = n - r
+            out[r, :length] = _diag_view(c, -r)
+        else:
+            length = n + dgn
+            out[r, -dgn:] = _diag_view(c, -dgn)
+        del length
+    return out
+
+
+def cho_solve_banded(cb_and_lower, b, overwrite_b=False, check_finite=True):
+    """Solve with ``cholesky_banded``'s factor (``scipy.linalg.cho_solve_banded``)."""
+    cb, lower = cb_and_lower
+    c1 = asarray_validated(cb, check_finite, "cb")
+    b1 = asarray_validated(b, check_finite, "b")
+    b_core = 2 if b1.ndim >= 2 else 1
+    if c1.ndim > 2 or b1.ndim > b_core:   # SciPy's batching: one solve per slice
+        return _over_batch("_cho_solve_banded", [c1, b1], [2, b_core],
+                           lambda c_, b_: cho_solve_banded((c_, lower), b_,
+                                                           check_finite=False))
+    if c1.shape[-1] != b1.shape[0]:
+        raise ValueError("shapes of cb and b are not compatible.")
+    dt = lapack_dtype(c1.dtype, b1.dtype)
+    n = c1.shape[-1]
+    if b1.size == 0:
+        return gp.empty(b1.shape, dt)
+    u = c1.shape[0] - 1
+    c1 = c1.astype(dt, copy=False)
+    _dense_band_check("cho_solve_banded", n, 1, dt)
+    c = _banded_to_dense(c1, u, 0, n) if lower else _banded_to_dense(c1, 0, u, n)
+    return cho_solve((gp.ascontiguousarray(c), lower), b1.astype(dt), check_finite=False)

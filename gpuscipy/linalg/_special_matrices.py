@@ -1,3 +1,475 @@
-"""Part of gpuscipy.linalg (see the package docstring)."""
+"""Special and structured matrices of gpuscipy.linalg (``scipy.linalg``'s
+``_special_matrices`` and friends), built on the device by index kernels.
 
-__all__ = []
+Every constructor writes its output with one elementwise kernel over the
+output's (batch, row, column) index: the kernel bodies are the rows of
+``_BODIES`` (pure text, compiled with NVRTC by the CPU tests). Checks,
+norms and solvers live in ``_structured.py``.
+"""
+
+import math
+import warnings
+
+import numpy
+
+import gpuscipy_core as gp
+
+from ._structured import (issymmetric, ishermitian, bandwidth, norm, matmul_toeplitz,
+                          solve_toeplitz, solve_circulant)
+
+__all__ = ["khatri_rao", "block_diag", "toeplitz", "hankel", "circulant", "companion",
+           "convolution_matrix", "dft", "fiedler", "hadamard", "helmert", "hilbert",
+           "invhilbert", "leslie", "pascal", "invpascal", "issymmetric", "ishermitian",
+           "bandwidth", "norm", "matmul_toeplitz", "solve_toeplitz", "solve_circulant"]
+
+# Device helpers shared by the bodies: exact binomials and (-1)^k.
+_PREAMBLE = r"""
+__device__ inline double gs_binom_f(long long m, long long k) {
+  if (k < 0 || k > m) return 0.0;
+  if (k > m - k) k = m - k;
+  double r = 1.0;
+  for (long long t = 1; t <= k; ++t) r = r * (double)(m - k + t) / (double)t;
+  return r;
+}
+__device__ inline unsigned long long gs_gcd(unsigned long long a, unsigned long long b) {
+  while (b) { const unsigned long long t = a % b; a = b; b = t; }
+  return a;
+}
+// exact while the result fits in 64 bits: r * (m-k+t) / t with the gcd taken out
+__device__ inline unsigned long long gs_binom_u(long long m, long long k) {
+  if (k < 0 || k > m) return 0ull;
+  if (k > m - k) k = m - k;
+  unsigned long long r = 1ull;
+  for (long long t = 1; t <= k; ++t) {
+    const unsigned long long num = (unsigned long long)(m - k + t);
+    const unsigned long long g = gs_gcd(r, (unsigned long long)t);
+    r = (r / g) * (num / ((unsigned long long)t / g));
+  }
+  return r;
+}
+"""
+
+# name -> (in_params, body); ``i`` is the flat output index, ``R``/``C`` the
+# matrix shape (scalars), ``T`` the output type.
+_BODIES = {
+    "toeplitz": ("raw T c, raw T r, int64 R, int64 C",
+                 "const long long q = (long long)i, b = q / (R * C), "
+                 "ii = q / C % R, jj = q % C; "
+                 "out = ii >= jj ? c[b * R + ii - jj] : r[b * C + jj - ii];"),
+    "hankel": ("raw T c, raw T r, int64 R, int64 C",
+               "const long long q = (long long)i, ii = q / C, jj = q % C; "
+               "out = ii + jj < R ? c[ii + jj] : r[ii + jj - R + 1];"),
+    "circulant": ("raw T c, int64 R, int64 C",
+                  "const long long q = (long long)i, b = q / (R * C), "
+                  "ii = q / C % R, jj = q % C; "
+                  "out = c[b * R + (ii - jj + R) % R];"),
+    "companion": ("raw T a, int64 R, int64 C",
+                  "const long long q = (long long)i, b = q / (R * C), "
+                  "ii = q / C % R, jj = q % C; const T* ab = a + b * (C + 1); "
+                  "out = ii == 0 ? (T)(-ab[jj + 1]) / ab[0] : gs::cast<T>(ii == jj + 1 ? 1 : 0);"),
+    "leslie": ("raw T f, raw T s, int64 R, int64 C",
+               "const long long q = (long long)i, b = q / (R * C), "
+               "ii = q / C % R, jj = q % C; "
+               "out = ii == 0 ? f[b * C + jj] : (ii == jj + 1 ? s[b * (C - 1) + jj] : gs::cast<T>(0));"),
+    "convolution": ("raw T a, int64 R, int64 C, int64 L, int64 off",
+                    "const long long q = (long long)i, b = q / (R * C), "
+                    "ii = q / C % R, jj = q % C, k = ii + off - jj; "
+                    "out = (k >= 0 && k < L) ? a[b * L + k] : gs::cast<T>(0);"),
+    "dft": ("int64 R, int64 C, float64 scale",
+            "const long long q = (long long)i, ii = q / C, jj = q % C; "
+            "const long long e = (long long)(((unsigned long long)ii * (unsigned long long)jj) "
+            "% (unsigned long long)C); double s, co; "
+            "sincospi(-2.0 * (double)e / (double)C, &s, &co); "
+            "out = T(co * scale, s * scale);"),
+    "hadamard": ("int64 R, int64 C",
+                 "const long long q = (long long)i, ii = q / C, jj = q % C; "
+                 "out = gs::cast<T>((__popcll((unsigned long long)(ii & jj)) & 1) ? -1 : 1);"),
+    "helmert": ("int64 R, int64 C, int64 first",
+                "const long long q = (long long)i, ii = q / C + first, jj = q % C; "
+                "if (ii == 0) out = 1.0 / sqrt((double)C); "
+                "else { const double d = sqrt((double)(ii * (ii + 1))); "
+                "out = jj < ii ? 1.0 / d : (jj == ii ? -(double)ii / d : 0.0); }"),
+    "hilbert": ("int64 R, int64 C",
+                "const long long q = (long long)i, ii = q / C, jj = q % C; "
+                "out = 1.0 / (1.0 + (double)(ii + jj));"),
+    "invhilbert_f": ("int64 R, int64 C",
+                     "const long long q = (long long)i, ii = q / C, jj = q % C, s = ii + jj, "
+                     "n = C; const double v = (double)(s + 1) * gs_binom_f(n + ii, n - jj - 1) "
+                     "* gs_binom_f(n + jj, n - ii - 1) * gs_binom_f(s, ii) * gs_binom_f(s, ii); "
+                     "out = (s & 1) ? -v : v;"),
+    "invhilbert_i": ("int64 R, int64 C",
+                     "const long long q = (long long)i, ii = q / C, jj = q % C, s = ii + jj, "
+                     "n = C; const unsigned long long b = gs_binom_u(s, ii); "
+                     "const unsigned long long v = (unsigned long long)(s + 1) "
+                     "* gs_binom_u(n + ii, n - jj - 1) * gs_binom_u(n + jj, n - ii - 1) * b * b; "
+                     "out = (long long)((s & 1) ? 0ull - v : v);"),
+    # kind: 0 symmetric, 1 lower, 2 upper; sign: (-1)^(i-j) applied (invpascal)
+    "pascal_f": ("int64 R, int64 C, int64 kind, int64 sign",
+                 "const long long q = (long long)i, ii = q / C, jj = q % C; "
+                 "double v = kind == 0 ? gs_binom_f(ii + jj, ii) : "
+                 "(kind == 1 ? gs_binom_f(ii, jj) : gs_binom_f(jj, ii)); "
+                 "out = (sign && ((ii - jj) & 1)) ? -v : v;"),
+    "pascal_u": ("int64 R, int64 C, int64 kind, int64 sign",
+                 "const long long q = (long long)i, ii = q / C, jj = q % C; "
+                 "unsigned long long v = kind == 0 ? gs_binom_u(ii + jj, ii) : "
+                 "(kind == 1 ? gs_binom_u(ii, jj) : gs_binom_u(jj, ii)); "
+                 "out = gs::cast<T>((sign && ((ii - jj) & 1)) ? 0ull - v : v);"),
+    # symmetric inverse Pascal: (-1)^(i-j) sum_k C(i+k, k) C(i+k, i+k-j), j <= i
+    "invpascal_f": ("int64 R, int64 C",
+                    "const long long q = (long long)i; long long ii = q / C, jj = q % C; "
+                    "if (jj > ii) { const long long t = ii; ii = jj; jj = t; } "
+                    "double v = 0.0; for (long long k = 0; k < C - ii; ++k) "
+                    "v += gs_binom_f(ii + k, k) * gs_binom_f(ii + k, ii + k - jj); "
+                    "out = ((ii - jj) & 1) ? -v : v;"),
+    "invpascal_i": ("int64 R, int64 C",
+                    "const long long q = (long long)i; long long ii = q / C, jj = q % C; "
+                    "if (jj > ii) { const long long t = ii; ii = jj; jj = t; } "
+                    "unsigned long long v = 0ull; for (long long k = 0; k < C - ii; ++k) "
+                    "v += gs_binom_u(ii + k, k) * gs_binom_u(ii + k, ii + k - jj); "
+                    "out = (long long)(((ii - jj) & 1) ? 0ull - v : v);"),
+}
+
+_kernels = {}
+
+
+def _kernel(name):
+    k = _kernels.get(name)
+    if k is None:
+        in_params, body = _BODIES[name]
+        k = _kernels[name] = gp.ElementwiseKernel(in_params, "T out", body,
+                                                  name=f"gs_linalg_{name}",
+                                                  preamble=_PREAMBLE)
+    return k
+
+
+def _build(name, shape, dtype, *args):
+    """A new C-contiguous array of ``shape``/``dtype`` written by ``name``."""
+    out = gp.empty(shape, dtype)
+    if out.size:
+        _kernel(name)(*args, out)
+    return out
+
+
+def _dev(x, dtype=None):
+    """``x`` as a C-contiguous device array (of ``dtype``)."""
+    a = gp.asarray(x)
+    if dtype is not None and a.dtype != dtype:
+        a = a.astype(dtype)
+    return a if a.flags.c_contiguous else a.copy()
+
+
+def _atleast_1d(x):
+    a = gp.asarray(x)
+    return a.reshape((1,)) if a.ndim == 0 else a
+
+
+def _batched(x, batch, dtype):
+    """``x`` (..., n) broadcast to ``batch + (n,)``, contiguous, of ``dtype``."""
+    shape = tuple(batch) + (x.shape[-1],)
+    if x.shape == shape and x.dtype == dtype and x.flags.c_contiguous:
+        return x
+    out = gp.empty(shape, dtype)
+    out[...] = x
+    return out
+
+
+def _i64(v):
+    return numpy.int64(v)
+
+
+# ---------------------------------------------------------------- constructors
+
+def toeplitz(c, r=None):
+    """Toeplitz matrix with first column ``c`` and first row ``r``.
+
+    Parameters
+    ----------
+    c : array_like, shape (..., M)
+        First column (``c[..., 0]`` is the diagonal).
+    r : array_like, shape (..., N), optional
+        First row; default ``conj(c)``. ``r[..., 0]`` is ignored.
+
+    Returns
+    -------
+    A : ndarray, shape (..., M, N), dtype ``result_type(c, r)``
+        Batch dimensions of ``c`` and ``r`` broadcast (SciPy 1.17 rules).
+    """
+    c = _atleast_1d(c)
+    r = c.conj() if r is None else _atleast_1d(r)
+    dt = numpy.result_type(c.dtype, r.dtype)
+    batch = numpy.broadcast_shapes(c.shape[:-1], r.shape[:-1])
+    m, n = c.shape[-1], r.shape[-1]
+    cb, rb = _batched(c, batch, dt), _batched(r, batch, dt)
+    return _build("toeplitz", batch + (m, n), dt, cb, rb, _i64(m), _i64(n))
+
+
+def hankel(c, r=None):
+    """Hankel matrix with first column ``c`` and last row ``r``.
+
+    Parameters
+    ----------
+    c : array_like, shape (M,)
+    r : array_like, shape (N,), optional
+        Last row (``r[0]`` ignored); default zeros.
+
+    Returns
+    -------
+    A : ndarray, shape (M, N)
+
+    Warns
+    -----
+    FutureWarning
+        For N-d input (raveled, as SciPy 1.17 does).
+    """
+    c = gp.asarray(c)
+    r = gp.zeros_like(c) if r is None else gp.asarray(r)
+    if c.ndim > 1 or r.ndim > 1:
+        warnings.warn("Beginning in SciPy 1.19, multidimensional input will be treated "
+                      "as a batch, not `ravel`ed. To preserve the existing behavior and "
+                      "silence this warning, `ravel` arguments before passing them to "
+                      "`hankel`.", FutureWarning, stacklevel=2)
+    c, r = c.reshape(-1), r.reshape(-1)
+    dt = numpy.result_type(c.dtype, r.dtype)
+    m, n = c.shape[0], r.shape[0]
+    return _build("hankel", (m, n), dt, _dev(c, dt), _dev(r, dt), _i64(m), _i64(n))
+
+
+def circulant(c):
+    """Circulant matrix whose first column is ``c`` (shape (..., N) -> (..., N, N))."""
+    c = _atleast_1d(c)
+    n = c.shape[-1]
+    return _build("circulant", c.shape[:-1] + (n, n), c.dtype, _dev(c), _i64(n), _i64(n))
+
+
+def companion(a):
+    """Companion matrix of the polynomial with coefficients ``a`` (..., N).
+
+    Raises
+    ------
+    ValueError
+        ``N < 2`` or a leading coefficient ``a[..., 0]`` is zero.
+    """
+    a = _atleast_1d(a)
+    n = a.shape[-1]
+    if n < 2:
+        raise ValueError("The length of `a` along the last axis must be at least 2.")
+    if bool((a[..., 0] == 0).any()):
+        raise ValueError("The first coefficient(s) of `a` (i.e. elements "
+                         "of `a[..., 0]`) must not be zero.")
+    dt = numpy.result_type(a.dtype, 1.0)
+    return _build("companion", a.shape[:-1] + (n - 1, n - 1), dt, _dev(a, dt),
+                  _i64(n - 1), _i64(n - 1))
+
+
+def leslie(f, s):
+    """Leslie matrix from fecundity ``f`` (..., N) and survival ``s`` (..., N-1)."""
+    f, s = _atleast_1d(f), _atleast_1d(s)
+    if f.shape[-1] != s.shape[-1] + 1:
+        raise ValueError("Incorrect lengths for f and s. The length of s along "
+                         "the last axis must be one less than the length of f.")
+    if s.shape[-1] == 0:
+        raise ValueError("The length of s must be at least 1.")
+    n = f.shape[-1]
+    dt = numpy.result_type(f.dtype, s.dtype)
+    batch = numpy.broadcast_shapes(f.shape[:-1], s.shape[:-1])
+    return _build("leslie", batch + (n, n), dt, _batched(f, batch, dt),
+                  _batched(s, batch, dt), _i64(n), _i64(n))
+
+
+def convolution_matrix(a, n, mode="full"):
+    """Matrix ``A`` with ``A @ v == numpy.convolve(a, v, mode)`` for ``v`` of length n.
+
+    Raises
+    ------
+    ValueError
+        ``n <= 0``, empty ``a``, unknown ``mode``.
+    """
+    if n <= 0:
+        raise ValueError("n must be a positive integer.")
+    a = gp.asarray(a)
+    if a.size == 0:
+        raise ValueError("len(a) must be at least 1.")
+    if mode not in ("full", "valid", "same"):
+        raise ValueError("'mode' argument must be one of ('full', 'valid', 'same')")
+    a = _atleast_1d(a)
+    L = a.shape[-1]
+    if mode == "full":
+        rows, off = L + n - 1, 0
+    elif mode == "same":
+        trim = min(n, L) - 1
+        rows, off = L + n - 1 - trim, trim // 2
+    else:
+        off = min(n, L) - 1
+        rows = L + n - 1 - 2 * off
+    return _build("convolution", a.shape[:-1] + (rows, n), a.dtype, _dev(a), _i64(rows),
+                  _i64(n), _i64(L), _i64(off))
+
+
+def dft(n, scale=None):
+    """Discrete Fourier transform matrix ``exp(-2j pi i j / n)`` (complex128).
+
+    The exponent is reduced modulo ``n`` and evaluated with ``sincospi``, so
+    every entry is correctly rounded to a few ulp (SciPy forms powers).
+    """
+    if scale not in [None, "sqrtn", "n"]:
+        raise ValueError("scale must be None, 'sqrtn', or 'n'; "
+                         f"{scale!r} is not valid.")
+    s = 1.0 if scale is None else (1.0 / math.sqrt(n) if scale == "sqrtn" else 1.0 / n)
+    return _build("dft", (n, n), numpy.complex128, _i64(n), _i64(n), numpy.float64(s))
+
+
+def fiedler(a):
+    """Fiedler matrix ``|a[i] - a[j]|`` (shape (..., N) -> (..., N, N))."""
+    a = _atleast_1d(a)
+    if a.size == 0:
+        return gp.asarray(numpy.zeros((0,), numpy.float64))
+    if a.size == 1:
+        return gp.zeros((1, 1), numpy.float64)
+    return gp.abs(a[..., :, None] - a[..., None, :])
+
+
+def hadamard(n, dtype=int):
+    """Sylvester's Hadamard matrix of order ``n`` (a power of 2)."""
+    lg2 = int(math.log(n, 2)) if n >= 1 else 0
+    if 2 ** lg2 != n:
+        raise ValueError("n must be an positive integer, and n must be a power of 2")
+    return _build("hadamard", (n, n), numpy.dtype(dtype), _i64(n), _i64(n))
+
+
+def helmert(n, full=False):
+    """Helmert matrix of order ``n`` (``(n-1, n)``, or ``(n, n)`` with ``full``)."""
+    if n == 0:
+        raise IndexError("index 0 is out of bounds for axis 0 with size 0")
+    first = 0 if full else 1
+    return _build("helmert", (n - first, n), numpy.float64, _i64(n - first), _i64(n),
+                  _i64(first))
+
+
+def hilbert(n):
+    """Hilbert matrix ``1 / (i + j + 1)`` of order ``n`` (float64)."""
+    return _build("hilbert", (n, n), numpy.float64, _i64(n), _i64(n))
+
+
+def invhilbert(n, exact=False):
+    """Inverse of the Hilbert matrix of order ``n``.
+
+    ``exact=False``: float64 from the closed form (binomials in floating
+    point). ``exact=True``: int64 for ``n <= 14`` (SciPy's int64 range);
+    larger ``n`` needs Python integers (SciPy's object arrays) and raises
+    ``ValueError`` here.
+    """
+    if exact:
+        if n > 14:
+            raise ValueError("invhilbert(n, exact=True) needs object arrays for n > 14, "
+                             "which gpuscipy does not support; use exact=False")
+        return _build("invhilbert_i", (n, n), numpy.int64, _i64(n), _i64(n))
+    return _build("invhilbert_f", (n, n), numpy.float64, _i64(n), _i64(n))
+
+
+_KINDS = {"symmetric": 0, "lower": 1, "upper": 2}
+
+
+def pascal(n, kind="symmetric", exact=True):
+    """Pascal matrix: uint64 when ``exact`` (n <= 34), else float64.
+
+    Raises ``ValueError`` for a bad ``kind`` and for ``exact=True`` with
+    ``n >= 35`` (SciPy returns an object array there).
+    """
+    if kind not in _KINDS:
+        raise ValueError("kind must be 'symmetric', 'lower', or 'upper'")
+    if exact:
+        if n >= 35:
+            raise ValueError("pascal(n, exact=True) needs object arrays for n >= 35, "
+                             "which gpuscipy does not support; use exact=False")
+        return _build("pascal_u", (n, n), numpy.uint64, _i64(n), _i64(n),
+                      _i64(_KINDS[kind]), _i64(0))
+    return _build("pascal_f", (n, n), numpy.float64, _i64(n), _i64(n),
+                  _i64(_KINDS[kind]), _i64(0))
+
+
+def invpascal(n, kind="symmetric", exact=True):
+    """Inverse of the Pascal matrix: int64 when ``exact`` (n <= 34), else float64."""
+    if kind not in _KINDS:
+        raise ValueError("'kind' must be 'symmetric', 'lower' or 'upper'.")
+    if exact and n > 34:
+        raise ValueError("invpascal(n, exact=True) needs object arrays for n > 34, "
+                         "which gpuscipy does not support; use exact=False")
+    if kind == "symmetric":
+        if exact:
+            return _build("invpascal_i", (n, n), numpy.int64, _i64(n), _i64(n))
+        return _build("invpascal_f", (n, n), numpy.float64, _i64(n), _i64(n))
+    if exact:
+        return _build("pascal_u", (n, n), numpy.int64, _i64(n), _i64(n),
+                      _i64(_KINDS[kind]), _i64(1))
+    return _build("pascal_f", (n, n), numpy.float64, _i64(n), _i64(n),
+                  _i64(_KINDS[kind]), _i64(1))
+
+
+def khatri_rao(a, b):
+    """Column-wise Kronecker product of ``a`` (n, k) and ``b`` (m, k) -> (n*m, k)."""
+    a, b = gp.asarray(a), gp.asarray(b)
+    if not (a.ndim == 2 and b.ndim == 2):
+        raise ValueError("The both arrays should be 2-dimensional.")
+    if not a.shape[1] == b.shape[1]:
+        raise ValueError("The number of columns for both arrays should be equal.")
+    c = a[:, None, :] * b[None, :, :]
+    return c.reshape((-1,) + c.shape[2:])
+
+
+def block_diag(*arrs):
+    """Block-diagonal matrix from the (batched) arrays ``arrs``.
+
+    0-d and 1-d inputs count as 1x1 and 1xN blocks; batch dimensions
+    broadcast; dtype ``result_type`` of all inputs; ``block_diag()`` is (1, 0).
+    """
+    if arrs == ():
+        arrs = ([],)
+    items = []
+    for a in arrs:
+        a = gp.asarray(a)
+        if a.ndim < 2:
+            a = a.reshape((1,) * (2 - a.ndim) + a.shape)
+        items.append(a)
+    batch = numpy.broadcast_shapes(*[a.shape[:-2] for a in items])
+    dt = numpy.result_type(*[a.dtype for a in items])
+    rows = sum(a.shape[-2] for a in items)
+    cols = sum(a.shape[-1] for a in items)
+    out = gp.zeros(batch + (rows, cols), dt)
+    r = c = 0
+    for a in items:
+        rr, cc = a.shape[-2:]
+        if rr and cc and out.size:
+            out[..., r:r + rr, c:c + cc] = a
+        r += rr
+        c += cc
+    return out
+
+
+def _sources():
+    """(name, source) of every constructor kernel for float64/complex128/int64
+    outputs — what the CPU tests compile with NVRTC."""
+    from gpuscipy_core._kernel._elementwise_source import elementwise_source
+    from gpuscipy_core._kernel._ufunc_names import ctype
+    out = []
+    for name, (in_params, body) in _BODIES.items():
+        for dt in (numpy.float64, numpy.complex128, numpy.int64, numpy.uint64,
+                   numpy.float32):
+            dt = numpy.dtype(dt)
+            if name == "dft" and dt.kind != "c":
+                continue
+            specs = []
+            for part in in_params.split(","):
+                toks = part.split()
+                raw = toks[0] == "raw"
+                t, nm = toks[-2], toks[-1]
+                if t == "T":
+                    t = ctype(dt)
+                else:
+                    t = ctype(numpy.dtype(t))
+                specs.append(("raw" if raw else "scalar", t, nm, 8, 8))
+            specs.append(("out", ctype(dt), "out", dt.itemsize, dt.itemsize))
+            pre = f"typedef {ctype(dt)} T;\n" + _PREAMBLE
+            kname = f"gs_linalg_{name}_{dt.name}"
+            out.append((kname, elementwise_source(kname, tuple(specs), body, 0, True, 1,
+                                                  pre)))
+    return out

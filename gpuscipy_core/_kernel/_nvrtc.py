@@ -9,7 +9,8 @@ import re
 
 from cuda.bindings import nvrtc
 
-__all__ = ["NVRTCError", "compile_cubin", "nvrtc_version", "include_dir"]
+__all__ = ["NVRTCError", "compile_cubin", "nvrtc_version", "include_dir",
+           "cccl_include_dir", "cccl_options"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -17,6 +18,64 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 def include_dir():
     """The folder holding gpuscipy's device headers (``gpuscipy/*.cuh``)."""
     return os.path.join(_HERE, "include")
+
+
+_cccl = None
+
+
+def cccl_include_dir():
+    """The CCCL (CUB, libcu++, Thrust) header folder, or None.
+
+    Looked up in this order: the ``nvidia-cuda-cccl`` wheel (through
+    ``cuda.pathfinder``), ``$CUDA_PATH/include/cccl``,
+    ``/usr/local/cuda/include/cccl``, ``/usr/local/cuda/include``.
+    """
+    global _cccl
+    if _cccl is None:
+        found = ""
+        try:
+            from cuda import pathfinder
+            found = pathfinder.find_nvidia_header_directory("cccl") or ""
+        except Exception:  # pathfinder missing or the wheel absent
+            found = ""
+        cands = [found]
+        if os.environ.get("CUDA_PATH"):
+            cands.append(os.path.join(os.environ["CUDA_PATH"], "include", "cccl"))
+        cands += ["/usr/local/cuda/include/cccl", "/usr/local/cuda/include"]
+        _cccl = ""
+        for c in cands:
+            if c and os.path.isfile(os.path.join(c, "cub", "version.cuh")):
+                _cccl = c
+                break
+    return _cccl or None
+
+
+def cccl_options():
+    """NVRTC options that let a kernel ``#include <cub/...>``.
+
+    An opt-in: pass them in a kernel's ``options``. They name the header
+    folder and define ``GPUSCIPY_CCCL_VERSION`` (CUB_VERSION of that folder),
+    so the kernel cache key, which covers the options, changes when the CCCL
+    headers change.
+
+    Raises
+    ------
+    RuntimeError
+        If no CCCL headers are found.
+    """
+    d = cccl_include_dir()
+    if d is None:
+        raise RuntimeError("CCCL headers not found: install nvidia-cuda-cccl or set "
+                           "CUDA_PATH to a CUDA toolkit")
+    version = "0"
+    try:
+        with open(os.path.join(d, "cub", "version.cuh")) as f:
+            m = re.search(r"#define\s+CUB_VERSION\s+(\d+)", f.read())
+        if m:
+            version = m.group(1)
+    except OSError:
+        pass
+    return (f"-I{d}", f"-DGPUSCIPY_CCCL_VERSION={version}")
 
 
 class NVRTCError(RuntimeError):

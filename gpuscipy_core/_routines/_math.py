@@ -34,7 +34,8 @@ def _spec_value(k, x, dt):
 
 
 def where(condition, x=None, y=None):
-    """``x`` where ``condition`` is true, else ``y`` (NumPy's three-argument form).
+    """``x`` where ``condition`` is true, else ``y``; with ``condition``
+    alone, ``nonzero(condition)``.
 
     The result dtype is NumPy's ``result_type`` of ``x`` and ``y`` (NEP 50
     rules for Python scalars).
@@ -42,12 +43,12 @@ def where(condition, x=None, y=None):
     Raises
     ------
     ValueError
-        If only one of ``x`` and ``y`` is given.
+        If only one of ``x`` and ``y`` is given, or (one-argument form) if
+        ``condition`` is 0-d.
     """
     if x is None and y is None:
-        raise NotImplementedError(
-            "where(condition) with one argument is nonzero(condition); it comes "
-            "with the indexing routines")
+        from ._compaction import nonzero
+        return nonzero(asarray(condition))
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     cond = asarray(condition)

@@ -216,16 +216,6 @@ def test_index_errors(shape, key):
     np_exc, gp_exc = assert_raises_like(lambda: h[key], lambda: g[key])
 
 
-@pytest.mark.parametrize("key", [[0, 1], np.array([1, 2]), np.array([True, False, True]),
-                                 (slice(None), [0])], ids=repr)
-def test_advanced_indexing_is_refused_for_now(key):
-    g = gp.zeros((3, 3))
-    with pytest.raises(IndexError, match="not supported"):
-        g[key]
-    with pytest.raises(IndexError, match="not supported"):
-        g[gp.asarray(np.asarray(key[-1] if isinstance(key, tuple) else key))]
-
-
 def test_index_error_messages():
     h, g = _pair((3, 4))
     for key in [(5,), (0, 7), (1, 2, 3)]:

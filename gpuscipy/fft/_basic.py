@@ -1,0 +1,503 @@
+"""Discrete Fourier transforms on cuFFT: fft, ifft, rfft, irfft, hfft, ihfft
+and their 2-D and n-D forms.
+
+Layout strategy (no copies on the contiguous path):
+
+* The input is brought to the compute dtype, cut or zero-padded to the
+  requested lengths, as a C-contiguous array. When it already is one, it is
+  used as is (cuFFT reads it in place).
+* A transform over the trailing 1-3 axes is one cuFFT plan of that rank in
+  the basic layout, batched over the leading axes.
+* A 1-D transform along another axis uses cuFFT's advanced layout
+  (``istride`` = product of the axes after it, ``idist`` = 1), executed once
+  per index of the axes before it when they are few (at most
+  ``_LOOP_MAX``), else through a transposed copy (the core's tiled
+  transpose) to the trailing position and back.
+* Other n-D transforms are 1-D transforms one axis at a time.
+* cuFFT is unnormalised; the norm factor is one in-place multiply, skipped
+  when it is 1 (the forward 'backward' case).
+
+Complex-to-real transforms overwrite their input in cuFFT, so they always
+run on a private copy.
+"""
+
+import operator
+
+import numpy
+
+from . import _helper as h
+from ._plan import execute, get_plan
+
+__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft",
+           "rfft2", "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2",
+           "ihfft2", "hfftn", "ihfftn"]
+
+# When the axes before the transformed one hold at most this many indices,
+# the strided plan is executed once per index instead of transposing.
+_LOOP_MAX = 8
+
+def _prod(t):
+    p = 1
+    for v in t:
+        p *= v
+    return p
+
+
+def _is_double(dt):
+    return numpy.dtype(dt).char in "dD"
+
+
+def _out_dtype(kind, in_dtype):
+    return h.real_of(in_dtype) if kind == "C2R" else h.complex_of(in_dtype)
+
+
+def exec_axis(a, axis, kind, n, direction=-1):
+    """Unnormalised 1-D transform of C-contiguous ``a`` along ``axis``.
+
+    ``kind`` is 'C2C' (``a`` complex, length ``n``), 'R2C' (``a`` real,
+    length ``n``; result length n//2+1) or 'C2R' (``a`` complex, length
+    n//2+1, overwritten; result real of length ``n``). Returns a new
+    C-contiguous array.
+    """
+    import gpuscipy_core as gp
+    shape = a.shape
+    nin = shape[axis]
+    nout = n // 2 + 1 if kind == "R2C" else n
+    out_shape = shape[:axis] + (nout,) + shape[axis + 1:]
+    out_dtype = _out_dtype(kind, a.dtype)
+    out = gp.empty(out_shape, out_dtype)
+    if out.size == 0:
+        return out
+    if n == 1:
+        # a 1-point transform is a copy (the real part for C2R)
+        out[...] = a.real if kind == "C2R" else a
+        return out
+    outer = _prod(shape[:axis])
+    inner = _prod(shape[axis + 1:])
+    double = _is_double(a.dtype)
+    if inner == 1:
+        plan = get_plan((n,), kind, double, outer)
+        execute(plan, a.ptr, out.ptr, direction)
+    elif outer <= _LOOP_MAX:
+        plan = get_plan((n,), kind, double, inner, inembed=(nin,), istride=inner,
+                        idist=1, onembed=(nout,), ostride=inner, odist=1)
+        step_in = nin * inner * a.itemsize
+        step_out = nout * inner * out.itemsize
+        for o in range(outer):
+            execute(plan, a.ptr + o * step_in, out.ptr + o * step_out, direction)
+    else:
+        # axis -> last through the core's transposed copy, and back
+        t = a.reshape(outer, nin, inner).transpose(0, 2, 1).copy()
+        tout = gp.empty((outer, inner, nout), out_dtype)
+        plan = get_plan((n,), kind, double, outer * inner)
+        execute(plan, t.ptr, tout.ptr, direction)
+        del t
+        out.reshape(outer, nout, inner)[...] = tout.transpose(0, 2, 1)
+    return out
+
+
+def exec_trailing(a, k, kind, s, direction=-1):
+    """Unnormalised transform over the last ``k`` (1-3) axes of C-contiguous
+    ``a`` in one cuFFT plan. ``s`` are the logical lengths (for C2R the last
+    one is the real output length)."""
+    import gpuscipy_core as gp
+    shape = a.shape
+    lead = shape[:len(shape) - k]
+    if kind == "R2C":
+        out_tail = tuple(s[:-1]) + (s[-1] // 2 + 1,)
+    else:
+        out_tail = tuple(s)
+    out = gp.empty(lead + out_tail, _out_dtype(kind, a.dtype))
+    if out.size == 0:
+        return out
+    plan = get_plan(tuple(s), kind, _is_double(a.dtype), _prod(lead))
+    execute(plan, a.ptr, out.ptr, direction)
+    return out
+
+
+def _scale(out, norm, n, forward):
+    f = h.scale_factor(norm, n, forward)
+    if f != 1.0:
+        out *= f
+    return out
+
+
+def _trailing(axes, ndim, s):
+    """Whether ``axes`` (in this order) are the last len(axes) (1 to 3) axes,
+    sorted, with every length > 1 (one cuFFT plan of that rank)."""
+    k = len(axes)
+    return (1 <= k <= 3 and list(axes) == list(range(ndim - k, ndim))
+            and min(s) > 1)
+
+
+# ---------------------------------------------------------------------------
+# 1-D
+# ---------------------------------------------------------------------------
+
+def _c2c(forward, x, n, axis, norm, workers, plan):
+    h.check_plan(plan)
+    x = h.as_device(x)
+    norm = h.check_norm(norm)
+    h.check_workers(workers)
+    if x.ndim == 0:
+        raise IndexError("tuple index out of range")
+    axis = h.check_axis(axis, x.ndim)
+    n = h.check_n(n, x.shape[axis])
+    dt = h.complex_of(h.compute_dtype(x.dtype))
+    a, _ = h.fix_shape(x, (n,), (axis,), dt)
+    out = exec_axis(a, axis, "C2C", n, -1 if forward else 1)
+    return _scale(out, norm, n, forward)
+
+
+def _r2c(forward, x, n, axis, norm, workers, plan):
+    h.check_plan(plan)
+    x = h.as_device(x)
+    rdt = h.compute_dtype(x.dtype, real_only=True)
+    norm = h.check_norm(norm)
+    h.check_workers(workers)
+    if x.ndim == 0:
+        raise IndexError("tuple index out of range")
+    axis = h.check_axis(axis, x.ndim)
+    n = h.check_n(n, x.shape[axis])
+    a, _ = h.fix_shape(x, (n,), (axis,), rdt)
+    out = exec_axis(a, axis, "R2C", n)
+    _scale(out, norm, n, forward)
+    if not forward:
+        import gpuscipy_core as gp
+        gp.conjugate(out, out=out)
+    return out
+
+
+def _c2r(forward, x, n, axis, norm, workers, plan):
+    h.check_plan(plan)
+    x = h.as_device(x)
+    cdt = h.complex_of(h.compute_dtype(x.dtype))
+    norm = h.check_norm(norm)
+    h.check_workers(workers)
+    if x.ndim == 0:
+        raise IndexError("tuple index out of range")
+    axis = h.check_axis(axis, x.ndim)
+    if n is None:
+        n = (x.shape[axis] - 1) * 2
+        if n < 1:
+            raise ValueError(f"Invalid number of data points ({n}) specified")
+    else:
+        # SciPy checks the input length n//2 + 1, and n = 0 gives one point
+        n = operator.index(n)
+        if n // 2 + 1 < 1:
+            raise ValueError(f"invalid number of data points ({n // 2 + 1}) specified")
+        n = max(n, 1)
+    a, copied = h.fix_shape(x, (n // 2 + 1,), (axis,), cdt)
+    if forward and x.dtype.kind == "c":
+        a = a.conj()          # hfft: conj(x) -> a private copy
+    elif not copied:
+        a = a.copy()          # cuFFT's C2R overwrites its input
+    out = exec_axis(a, axis, "C2R", n)
+    return _scale(out, norm, n, forward)
+
+
+_DOC_1D = """
+    Parameters
+    ----------
+    x : gpuscipy_core.ndarray
+        Input array (any dtype SciPy accepts: bool and integers compute in
+        float64, float16 in float32).
+    n : int, optional
+        Length of the transformed axis of the output. The input is cut or
+        zero-padded to it. Default: the length of the input along ``axis``.
+    axis : int, optional
+        Axis over which to compute the transform. Default -1.
+    norm : {{"backward", "ortho", "forward"}}, optional
+        Normalization mode (see :mod:`gpuscipy.fft`). Default "backward".
+    overwrite_x : bool, optional
+        Accepted for SciPy compatibility; the input is never modified.
+    workers : int, optional
+        Accepted and checked like SciPy's; ignored on the GPU.
+    plan : None
+        Precomputed plans are not supported (``NotImplementedError``, as in
+        SciPy).
+
+    Returns
+    -------
+    out : gpuscipy_core.ndarray
+        A new C-contiguous array; {out}.
+
+    Raises
+    ------
+    ValueError
+        ``n`` < 1, a bad ``norm``, an empty transformed axis.
+    IndexError
+        ``axis`` out of range (or a 0-d input), as in SciPy.
+    TypeError
+        ``x`` is not a device array{extra}.
+    NotImplementedError
+        ``plan`` is not None.
+
+    Notes
+    -----
+    Computed with cuFFT (Cooley-Tukey and Bluestein's algorithm for sizes
+    with large prime factors).
+"""
+
+
+def fft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """Compute the 1-D discrete Fourier Transform."""
+    return _c2c(True, x, n, axis, norm, workers, plan)
+
+
+def ifft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """Compute the 1-D inverse discrete Fourier Transform."""
+    return _c2c(False, x, n, axis, norm, workers, plan)
+
+
+def rfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """Compute the 1-D discrete Fourier Transform for real input."""
+    return _r2c(True, x, n, axis, norm, workers, plan)
+
+
+def irfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """Computes the inverse of :func:`rfft`."""
+    return _c2r(False, x, n, axis, norm, workers, plan)
+
+
+def hfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """Compute the FFT of a signal that has Hermitian symmetry, i.e., a real
+    spectrum."""
+    return _c2r(True, x, n, axis, norm, workers, plan)
+
+
+def ihfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """Compute the inverse FFT of a signal that has Hermitian symmetry."""
+    return _r2c(False, x, n, axis, norm, workers, plan)
+
+
+fft.__doc__ += _DOC_1D.format(out="complex64 for float32/float16/complex64 "
+                              "input, else complex128", extra="")
+ifft.__doc__ += _DOC_1D.format(out="complex, as for fft", extra="")
+rfft.__doc__ += _DOC_1D.format(out="complex, the transformed axis of length "
+                               "n//2 + 1", extra=", or is complex")
+irfft.__doc__ += _DOC_1D.format(out="real, the transformed axis of length n "
+                                "(default 2*(m-1) for an input of length m)",
+                                extra="")
+hfft.__doc__ += _DOC_1D.format(out="real, of length n (default 2*(m-1))", extra="")
+ihfft.__doc__ += _DOC_1D.format(out="complex, of length n//2 + 1",
+                                extra=", or is complex")
+
+
+# ---------------------------------------------------------------------------
+# n-D
+# ---------------------------------------------------------------------------
+
+def _c2cn(forward, x, s, axes, norm, workers, plan):
+    h.check_plan(plan)
+    x = h.as_device(x)
+    dt = h.complex_of(h.compute_dtype(x.dtype))
+    s, axes = h.init_nd_shape_and_axes(x.shape, s, axes)
+    h.check_workers(workers)
+    if len(axes) == 0:
+        return x
+    norm = h.check_norm(norm)
+    a, _ = h.fix_shape(x, s, axes, dt)
+    direction = -1 if forward else 1
+    if _trailing(sorted(axes), a.ndim, s):
+        k = len(axes)
+        out = exec_trailing(a, k, "C2C", a.shape[a.ndim - k:], direction)
+    else:
+        out = a
+        for ax in reversed(axes):
+            out = exec_axis(out, ax, "C2C", out.shape[ax], direction)
+    return _scale(out, norm, _prod(s), forward)
+
+
+def _r2cn(forward, x, s, axes, norm, workers, plan):
+    h.check_plan(plan)
+    x = h.as_device(x)
+    rdt = h.compute_dtype(x.dtype, real_only=True)
+    s, axes = h.init_nd_shape_and_axes(x.shape, s, axes)
+    a, _ = h.fix_shape(x, s, axes, rdt) if axes else (x, False)
+    norm = h.check_norm(norm)
+    h.check_workers(workers)
+    if len(axes) == 0:
+        raise ValueError("at least 1 axis must be transformed")
+    if _trailing(axes, a.ndim, s):
+        out = exec_trailing(a, len(axes), "R2C", s)
+    else:
+        out = exec_axis(a, axes[-1], "R2C", s[-1])
+        del a
+        for ax in reversed(axes[:-1]):
+            out = exec_axis(out, ax, "C2C", out.shape[ax], -1)
+    _scale(out, norm, _prod(s), forward)
+    if not forward:
+        import gpuscipy_core as gp
+        gp.conjugate(out, out=out)
+    return out
+
+
+def _c2rn(forward, x, s, axes, norm, workers, plan):
+    h.check_plan(plan)
+    x = h.as_device(x)
+    cdt = h.complex_of(h.compute_dtype(x.dtype))
+    noshape = s is None
+    s, axes = h.init_nd_shape_and_axes(x.shape, s, axes)
+    if len(axes) == 0:
+        raise ValueError("at least 1 axis must be transformed")
+    s = list(s)
+    if noshape:
+        s[-1] = (x.shape[axes[-1]] - 1) * 2
+    norm = h.check_norm(norm)
+    h.check_workers(workers)
+    # an input of length 1 along the last axis gives one output point (SciPy)
+    lastsize = s[-1] = max(s[-1], 1)
+    half = list(s)
+    half[-1] = lastsize // 2 + 1
+    a, copied = h.fix_shape(x, half, axes, cdt)
+    if forward and x.dtype.kind == "c":
+        a = a.conj()
+        copied = True
+    if _trailing(axes, a.ndim, s):
+        if not copied:
+            a = a.copy()
+        out = exec_trailing(a, len(axes), "C2R", s, 1)
+    else:
+        # inverse C2C over all but the last axis, then C2R along it
+        for ax in reversed(axes[:-1]):
+            a = exec_axis(a, ax, "C2C", a.shape[ax], 1)
+            copied = True
+        if not copied:
+            a = a.copy()
+        out = exec_axis(a, axes[-1], "C2R", lastsize)
+    return _scale(out, norm, _prod(s), forward)
+
+
+_DOC_ND = """
+    Parameters
+    ----------
+    x : gpuscipy_core.ndarray
+        Input array.
+    s : sequence of ints, optional
+        Shape (length of each transformed axis) of the output; the input is
+        cut or zero-padded to it. {s_default}
+    axes : sequence of ints, optional
+        Axes over which to compute the transform. {axes_default}
+    norm : {{"backward", "ortho", "forward"}}, optional
+        Normalization mode. Default "backward".
+    overwrite_x : bool, optional
+        Accepted; the input is never modified.
+    workers : int, optional
+        Accepted and checked; ignored on the GPU.
+    plan : None
+        Precomputed plans are not supported (``NotImplementedError``).
+
+    Returns
+    -------
+    out : gpuscipy_core.ndarray
+        A new C-contiguous array; {out}.
+
+    Raises
+    ------
+    ValueError
+        ``s`` and ``axes`` of different lengths, repeated axes, axes out of
+        range, a length < 1, a bad ``norm``.
+    TypeError
+        ``x`` is not a device array{extra}.
+
+    Notes
+    -----
+    Transforms over the last one to three axes are a single cuFFT plan;
+    other axis sets are transformed one axis at a time.
+"""
+
+_S_DEF = "Default: the input's shape along ``axes``."
+_AX_ALL = "Default: all axes (the last ``len(s)`` axes when ``s`` is given)."
+_AX_2 = "Default: the last two axes."
+
+
+def fftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
+         plan=None):
+    """Compute the N-D discrete Fourier Transform."""
+    return _c2cn(True, x, s, axes, norm, workers, plan)
+
+
+def ifftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
+          plan=None):
+    """Compute the N-D inverse discrete Fourier Transform."""
+    return _c2cn(False, x, s, axes, norm, workers, plan)
+
+
+def fft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+         plan=None):
+    """Compute the 2-D discrete Fourier Transform."""
+    return _c2cn(True, x, s, axes, norm, workers, plan)
+
+
+def ifft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+          plan=None):
+    """Compute the 2-D inverse discrete Fourier Transform."""
+    return _c2cn(False, x, s, axes, norm, workers, plan)
+
+
+def rfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
+          plan=None):
+    """Compute the N-D discrete Fourier Transform for real input."""
+    return _r2cn(True, x, s, axes, norm, workers, plan)
+
+
+def rfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+          plan=None):
+    """Compute the 2-D FFT of a real array."""
+    return _r2cn(True, x, s, axes, norm, workers, plan)
+
+
+def irfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
+           plan=None):
+    """Computes the inverse of :func:`rfftn`."""
+    return _c2rn(False, x, s, axes, norm, workers, plan)
+
+
+def irfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+           plan=None):
+    """Computes the inverse of :func:`rfft2`."""
+    return _c2rn(False, x, s, axes, norm, workers, plan)
+
+
+def hfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
+          plan=None):
+    """Compute the N-D FFT of Hermitian symmetric complex input, i.e., a
+    signal with a real spectrum."""
+    return _c2rn(True, x, s, axes, norm, workers, plan)
+
+
+def hfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+          plan=None):
+    """Compute the 2-D FFT of a Hermitian complex array."""
+    return _c2rn(True, x, s, axes, norm, workers, plan)
+
+
+def ihfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
+           plan=None):
+    """Compute the N-D inverse discrete Fourier Transform for a real spectrum."""
+    return _r2cn(False, x, s, axes, norm, workers, plan)
+
+
+def ihfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
+           plan=None):
+    """Compute the 2-D inverse FFT of a real spectrum."""
+    return _r2cn(False, x, s, axes, norm, workers, plan)
+
+
+_C = "complex64 for float32/float16/complex64 input, else complex128"
+_HALF = "complex; the last transformed axis has length s[-1]//2 + 1"
+_REAL = ("real; the last transformed axis has length s[-1] (default "
+         "2*(m-1) for an input of length m)")
+_RONLY = ", or is complex"
+for _f, _ad, _o, _e in (
+        (fftn, _AX_ALL, _C, ""), (ifftn, _AX_ALL, _C, ""),
+        (fft2, _AX_2, _C, ""), (ifft2, _AX_2, _C, ""),
+        (rfftn, _AX_ALL, _HALF, _RONLY), (rfft2, _AX_2, _HALF, _RONLY),
+        (irfftn, _AX_ALL, _REAL, ""), (irfft2, _AX_2, _REAL, ""),
+        (hfftn, _AX_ALL, _REAL, ""), (hfft2, _AX_2, _REAL, ""),
+        (ihfftn, _AX_ALL, _HALF, _RONLY), (ihfft2, _AX_2, _HALF, _RONLY)):
+    _f.__doc__ += _DOC_ND.format(s_default=_S_DEF, axes_default=_ad, out=_o,
+                                 extra=_e)
+del _f, _ad, _o, _e
+

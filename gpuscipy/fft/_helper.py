@@ -1,0 +1,491 @@
+"""Argument handling shared by the transforms, and the helper functions
+(fftfreq, rfftfreq, fftshift, ifftshift, next_fast_len, prev_fast_len).
+
+Everything that only looks at shapes and arguments is a pure function of
+them (no device access), so the CPU tests check it against SciPy.
+"""
+
+import math
+import operator
+from numbers import Number
+
+import numpy
+
+__all__ = ["fftfreq", "rfftfreq", "fftshift", "ifftshift", "next_fast_len",
+           "prev_fast_len"]
+
+_NORMS = ("backward", "ortho", "forward")
+
+
+# ---------------------------------------------------------------------------
+# argument normalisation (SciPy's rules and messages)
+# ---------------------------------------------------------------------------
+
+def check_plan(plan):
+    """SciPy's answer to a precomputed ``plan``."""
+    if plan is not None:
+        raise NotImplementedError("Passing a precomputed plan is not yet "
+                                  "supported by scipy.fft functions")
+
+
+def check_norm(norm):
+    """``norm`` as one of 'backward', 'ortho', 'forward' (None -> 'backward')."""
+    if norm is None:
+        return "backward"
+    if isinstance(norm, str) and norm in _NORMS:
+        return norm
+    raise ValueError(f"Invalid norm value {norm!r}, should "
+                     'be "backward", "ortho" or "forward"')
+
+
+def swap_norm(norm):
+    """The norm of the opposite direction ('backward' <-> 'forward')."""
+    return {"backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
+
+
+def check_workers(workers):
+    """Validate ``workers`` like SciPy (the value itself is ignored on the GPU)."""
+    if workers is None:
+        return
+    import os
+    w = operator.index(workers)
+    ncpu = os.cpu_count() or 1
+    if w < 0 and w < -ncpu:
+        raise ValueError(f"workers value out of range; got {w}, must not be"
+                         f" less than {-ncpu}")
+    if w == 0:
+        raise ValueError("workers must not be zero")
+
+
+def scale_factor(norm, n, forward):
+    """The factor applied after an unnormalised transform of ``n`` points.
+
+    ``forward`` says whether the exponent sign is negative (fft, rfft,
+    ihfft's conjugate ...): 'backward' scales the inverse by 1/n,
+    'forward' the forward one, 'ortho' both by 1/sqrt(n).
+    """
+    if norm == "ortho":
+        return 1.0 / math.sqrt(float(n))
+    if (norm == "forward") == bool(forward):
+        return 1.0 / float(n)
+    return 1.0
+
+
+def compute_dtype(dtype, real_only=False):
+    """The dtype SciPy computes in: float16 -> float32, bool/int -> float64,
+    float32/64 and complex64/128 unchanged.
+
+    Raises
+    ------
+    TypeError
+        ``real_only`` and a complex dtype ("x must be a real sequence").
+    """
+    dt = numpy.dtype(dtype)
+    if dt == numpy.float16:
+        dt = numpy.dtype(numpy.float32)
+    elif dt.kind not in "fc":
+        dt = numpy.dtype(numpy.float64)
+    if real_only and dt.kind == "c":
+        raise TypeError("x must be a real sequence")
+    return dt
+
+
+def complex_of(dt):
+    """complex64 for float32/complex64, complex128 for float64/complex128."""
+    return numpy.dtype(numpy.complex64 if numpy.dtype(dt).char in "fF"
+                       else numpy.complex128)
+
+
+def real_of(dt):
+    """float32 for float32/complex64, float64 for float64/complex128."""
+    return numpy.dtype(numpy.float32 if numpy.dtype(dt).char in "fF"
+                       else numpy.float64)
+
+
+def check_axis(axis, ndim):
+    """A non-negative axis; SciPy's IndexError for one out of range."""
+    a = operator.index(axis)
+    if a < -ndim or a >= ndim:
+        raise IndexError("tuple index out of range")
+    return a + ndim if a < 0 else a
+
+
+def check_n(n, length):
+    """Transform length: ``length`` when ``n`` is None; SciPy's ValueError
+    for n < 1."""
+    if n is None:
+        if length < 1:
+            raise ValueError(f"invalid number of data points ({length}) specified")
+        return length
+    n = operator.index(n)
+    if n < 1:
+        raise ValueError(f"invalid number of data points ({n}) specified")
+    return n
+
+
+def _iterable_of_int(x, name):
+    if isinstance(x, Number):
+        x = (x,)
+    try:
+        return [operator.index(a) for a in x]
+    except TypeError as e:
+        raise ValueError(f"{name} must be a scalar or iterable of integers") from e
+
+
+def init_nd_shape_and_axes(shape_in, s, axes):
+    """``(s, axes)`` of an n-D transform in standard form (SciPy's rules).
+
+    Parameters
+    ----------
+    shape_in : tuple of int
+        Shape of the input.
+    s, axes : as given to fftn and friends.
+
+    Returns
+    -------
+    s : tuple of int
+        Transform lengths, one per axis.
+    axes : list of int
+        Non-negative axes.
+    """
+    ndim = len(shape_in)
+    noshape = s is None
+    noaxes = axes is None
+    if not noaxes:
+        axes = _iterable_of_int(axes, "axes")
+        axes = [a + ndim if a < 0 else a for a in axes]
+        if any(a >= ndim or a < 0 for a in axes):
+            raise ValueError("axes exceeds dimensionality of input")
+        if len(set(axes)) != len(axes):
+            raise ValueError("all axes must be unique")
+    if not noshape:
+        s = _iterable_of_int(s, "shape")
+        if axes and len(axes) != len(s):
+            raise ValueError("when given, axes and shape arguments"
+                             " have to be of the same length")
+        if noaxes:
+            if len(s) > ndim:
+                raise ValueError("shape requires more axes than are present")
+            axes = list(range(ndim - len(s), ndim))
+        s = [shape_in[a] if n == -1 else n for n, a in zip(s, axes)]
+    elif noaxes:
+        s = list(shape_in)
+        axes = list(range(ndim))
+    else:
+        s = [shape_in[a] for a in axes]
+    if any(n < 1 for n in s):
+        raise ValueError(f"invalid number of data points ({s}) specified")
+    return tuple(s), list(axes)
+
+
+def is_device_array(x):
+    import gpuscipy_core as gp
+    return isinstance(x, gp.ndarray)
+
+
+def as_device(x, name="x"):
+    """``x`` if it is a gpuscipy_core array, else TypeError (no hidden
+    host-to-device copies)."""
+    import gpuscipy_core as gp
+    if isinstance(x, gp.ndarray):
+        return x
+    raise TypeError(f"{name} must be a gpuscipy_core.ndarray (got "
+                    f"{type(x).__name__}); copy host data with "
+                    "gpuscipy_core.asarray first")
+
+
+def fix_shape(x, shape, axes, dtype):
+    """``x`` cut or zero-padded to ``shape`` along ``axes`` and cast to
+    ``dtype``, as a C-contiguous array (``x`` itself when nothing changes).
+
+    Returns
+    -------
+    out : ndarray
+    copied : bool
+        Whether ``out`` is new memory (safe to overwrite).
+    """
+    import gpuscipy_core as gp
+    index = [slice(None)] * x.ndim
+    new_shape = list(x.shape)
+    pad = False
+    for n, ax in zip(shape, axes):
+        if x.shape[ax] >= n:
+            index[ax] = slice(0, n)
+        else:
+            index[ax] = slice(0, x.shape[ax])
+            pad = True
+        new_shape[ax] = n
+    index = tuple(index)
+    if pad:
+        out = gp.zeros(tuple(new_shape), dtype)
+        if x.size:
+            out[index] = x[index]
+        return out, True
+    v = x[index]
+    if v.dtype == dtype and v.flags.c_contiguous:
+        return v, False
+    return v.astype(dtype, order="C"), True
+
+
+# ---------------------------------------------------------------------------
+# public helpers
+# ---------------------------------------------------------------------------
+
+def fftfreq(n, d=1.0, *, xp=None, device=None):
+    """Return the Discrete Fourier Transform sample frequencies.
+
+    ``f = [0, 1, ..., n//2 - 1, -(n//2), ..., -1] / (d*n)`` for even ``n``,
+    ``[0, 1, ..., (n-1)//2, -((n-1)//2), ..., -1] / (d*n)`` for odd ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : scalar, optional
+        Sample spacing (inverse of the sampling rate). Default 1.
+    xp, device : optional
+        Accepted for SciPy compatibility; the result is always a
+        gpuscipy_core array on the current device.
+
+    Returns
+    -------
+    f : gpuscipy_core.ndarray, shape (n,), float64
+        Sample frequencies.
+    """
+    import gpuscipy_core as gp
+    return gp.asarray(numpy.fft.fftfreq(n, d))
+
+
+def rfftfreq(n, d=1.0, *, xp=None, device=None):
+    """Return the sample frequencies of :func:`rfft`.
+
+    ``f = [0, 1, ..., n//2] / (d*n)``.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : scalar, optional
+        Sample spacing. Default 1.
+    xp, device : optional
+        Accepted for SciPy compatibility.
+
+    Returns
+    -------
+    f : gpuscipy_core.ndarray, shape (n//2 + 1,), float64
+    """
+    import gpuscipy_core as gp
+    return gp.asarray(numpy.fft.rfftfreq(n, d))
+
+
+def _shift_axes(x, axes):
+    if axes is None:
+        return list(range(x.ndim))
+    if isinstance(axes, Number) or hasattr(axes, "__index__"):
+        axes = (axes,)
+    out = []
+    for a in axes:
+        a = operator.index(a)
+        if not -x.ndim <= a < x.ndim:
+            from numpy.exceptions import AxisError
+            raise AxisError(a, x.ndim)
+        out.append(a % x.ndim)
+    return out
+
+
+def roll_blocks(shape, shifts):
+    """The (destination, source) index tuples whose copies make a roll of an
+    array of ``shape`` by ``shifts`` ({axis: shift}); pure, 2**k blocks for
+    k rolled axes."""
+    blocks = [[]]
+    for ax, n in enumerate(shape):
+        k = shifts.get(ax, 0) % n if n else 0
+        if k == 0:
+            blocks = [b + [(slice(None), slice(None))] for b in blocks]
+            continue
+        # out[k:] = x[:n-k]; out[:k] = x[n-k:]
+        blocks = [b + [pair] for b in blocks
+                  for pair in ((slice(k, None), slice(0, n - k)),
+                               (slice(0, k), slice(n - k, None)))]
+    return [(tuple(p[0] for p in b), tuple(p[1] for p in b)) for b in blocks]
+
+
+def _roll(x, shifts):
+    """Copy of ``x`` rolled by ``shifts`` ({axis: shift})."""
+    import gpuscipy_core as gp
+    out = gp.empty(x.shape, x.dtype)
+    if x.size == 0:
+        return out
+    for dst, src in roll_blocks(x.shape, shifts):
+        out[dst] = x[src]
+    return out
+
+
+def fftshift(x, axes=None):
+    """Shift the zero-frequency component to the centre of the spectrum.
+
+    Parameters
+    ----------
+    x : gpuscipy_core.ndarray
+        Input array.
+    axes : int or shape tuple, optional
+        Axes over which to shift. Default is all axes.
+
+    Returns
+    -------
+    y : gpuscipy_core.ndarray
+        The shifted array (a new C-contiguous array).
+    """
+    x = as_device(x)
+    axes = _shift_axes(x, axes)
+    shifts = {}
+    for a in axes:
+        shifts[a] = shifts.get(a, 0) + x.shape[a] // 2
+    return _roll(x, shifts)
+
+
+def ifftshift(x, axes=None):
+    """The inverse of :func:`fftshift` (they differ for odd lengths).
+
+    Parameters
+    ----------
+    x : gpuscipy_core.ndarray
+        Input array.
+    axes : int or shape tuple, optional
+        Axes over which to shift. Default is all axes.
+
+    Returns
+    -------
+    y : gpuscipy_core.ndarray
+        The shifted array.
+    """
+    x = as_device(x)
+    axes = _shift_axes(x, axes)
+    shifts = {}
+    for a in axes:
+        shifts[a] = shifts.get(a, 0) - (x.shape[a] // 2)
+    return _roll(x, shifts)
+
+
+def _check_target(target):
+    try:
+        t = operator.index(target)
+    except TypeError:
+        raise TypeError(f"'{type(target).__name__}' object cannot be interpreted "
+                        "as an integer") from None
+    if t < 0:
+        raise ValueError("Target length must be positive")
+    return t
+
+
+_PRIMES = (2, 3, 5, 7)
+
+
+def _is_smooth(n):
+    for p in _PRIMES:
+        while n % p == 0:
+            n //= p
+    return n == 1
+
+
+def next_fast_len(target, real=False):
+    """Find the next fast size of input data to ``fft``, for zero-padding.
+
+    cuFFT is fastest for sizes of the form ``2**a * 3**b * 5**c * 7**d``;
+    this returns the smallest such number >= ``target``.
+
+    Parameters
+    ----------
+    target : int
+        Length to start searching from. Must be a positive integer.
+    real : bool, optional
+        Accepted for SciPy compatibility; cuFFT's fast sizes are the same
+        for real and complex transforms.
+
+    Returns
+    -------
+    out : int
+        The smallest 7-smooth number greater than or equal to ``target``.
+
+    Raises
+    ------
+    ValueError
+        ``target`` is negative.
+
+    Differences from SciPy
+    ----------------------
+    SciPy answers for pocketfft (11-smooth sizes for complex transforms,
+    5-smooth for real ones); the fast sizes of cuFFT are the 7-smooth ones.
+    """
+    t = _check_target(target)
+    if t <= 6:
+        return t
+    best = None
+    # enumerate 7-smooth numbers >= t close to t
+    p7 = 1
+    while True:
+        p5 = p7
+        while True:
+            p3 = p5
+            while True:
+                # smallest power of two making p3 * 2**k >= t
+                m = p3
+                if m < t:
+                    m <<= (-(-t // m) - 1).bit_length()
+                    while m < t:
+                        m <<= 1
+                if best is None or m < best:
+                    best = m
+                if p3 >= t:
+                    break
+                p3 *= 3
+            if p5 >= t:
+                break
+            p5 *= 5
+        if p7 >= t:
+            break
+        p7 *= 7
+    return best
+
+
+def prev_fast_len(target, real=False):
+    """Find the previous fast size of input data to ``fft``, for truncation.
+
+    Parameters
+    ----------
+    target : int
+        Maximum length to search down from. Must be a positive integer.
+    real : bool, optional
+        Accepted for SciPy compatibility.
+
+    Returns
+    -------
+    out : int
+        The largest 7-smooth number less than or equal to ``target``.
+
+    Raises
+    ------
+    ValueError
+        ``target`` is negative.
+
+    Differences from SciPy
+    ----------------------
+    7-smooth (cuFFT's fast sizes) instead of pocketfft's.
+    """
+    t = _check_target(target)
+    if t <= 6:
+        return t
+    best = 1
+    p7 = 1
+    while p7 <= t:
+        p5 = p7
+        while p5 <= t:
+            p3 = p5
+            while p3 <= t:
+                m = p3 << ((t // p3).bit_length() - 1)
+                if m > best:
+                    best = m
+                p3 *= 3
+            p5 *= 5
+        p7 *= 7
+    return best

@@ -1,0 +1,415 @@
+// Batched dense LU (partial pivoting) and Cholesky for small matrices:
+// one warp per system, the matrix held in registers, one row per lane.
+//
+// LU: at step k the lanes whose row has not been a pivot yet ("active":
+// current position > k) hold the trailing submatrix. The pivot is the active
+// row with the largest |a_ik| (|re|+|im| for complex, as LAPACK's i?amax),
+// ties going to the smallest current position, so the pivots and the LAPACK
+// ipiv (``ipiv[k]`` = the position swapped with k) are LAPACK's. Rows are
+// never moved: each lane keeps its current position ``pos`` and a swap is two
+// integer updates. After the factorization the lane holding row ``i`` of A
+// holds row ``pos`` of the packed L\U of P A = L U.
+//
+// Solves use the registers directly: A x = b by forward/back substitution
+// with the pivot row broadcast by shuffles; A^T x = b and A^H x = b with warp
+// sums over the column held across lanes. The reciprocal condition number in
+// the 1-norm is estimated as LAPACK's ?gecon does (Hager 1984; Higham 1988,
+// "FORTRAN codes for estimating the one-norm of a real or complex matrix",
+// ACM TOMS 14: the ?lacn2 iteration plus the alternating-sign vector).
+//
+// Cholesky: lane i holds row i of the lower triangle; right-looking
+// update (Golub & Van Loan, Matrix Computations, alg. 4.2.1).
+//
+// Matrices are read through a per-warp shared-memory tile (coalesced global
+// reads, padded rows), row-major (C order), with a batch stride in elements
+// (0 broadcasts one matrix over the batch).
+#pragma once
+#include <gpuscipy/types.cuh>
+
+namespace gs_batched {
+
+#define GS_FULL_MASK 0xffffffffu
+
+template <class T> struct scalar_traits {
+  typedef T real;
+  static __device__ __forceinline__ T conj(T x) { return x; }
+  static __device__ __forceinline__ real abs1(T x) { return fabs(x); }
+  static __device__ __forceinline__ real abs(T x) { return fabs(x); }
+  static __device__ __forceinline__ real re(T x) { return x; }
+  static __device__ __forceinline__ T from_real(real x) { return x; }
+  static __device__ __forceinline__ T shfl(T x, int src) { return __shfl_sync(GS_FULL_MASK, x, src); }
+  static __device__ __forceinline__ T shfl_xor(T x, int m) { return __shfl_xor_sync(GS_FULL_MASK, x, m); }
+  static __device__ __forceinline__ T sign(T x) { return x >= real(0) ? real(1) : real(-1); }
+};
+
+template <class R> struct scalar_traits<gs::complex<R>> {
+  typedef gs::complex<R> T;
+  typedef R real;
+  static __device__ __forceinline__ T conj(T x) { return T(x.real(), -x.imag()); }
+  static __device__ __forceinline__ real abs1(T x) { return fabs(x.real()) + fabs(x.imag()); }
+  static __device__ __forceinline__ real abs(T x) { return hypot(x.real(), x.imag()); }
+  static __device__ __forceinline__ real re(T x) { return x.real(); }
+  static __device__ __forceinline__ T from_real(real x) { return T(x, real(0)); }
+  static __device__ __forceinline__ T shfl(T x, int src) {
+    return T(__shfl_sync(GS_FULL_MASK, x.real(), src), __shfl_sync(GS_FULL_MASK, x.imag(), src));
+  }
+  static __device__ __forceinline__ T shfl_xor(T x, int m) {
+    return T(__shfl_xor_sync(GS_FULL_MASK, x.real(), m),
+             __shfl_xor_sync(GS_FULL_MASK, x.imag(), m));
+  }
+  static __device__ __forceinline__ T sign(T x) {
+    real a = abs(x);
+    return a == real(0) ? T(real(1), real(0)) : T(x.real() / a, x.imag() / a);
+  }
+};
+
+template <class T> __device__ __forceinline__ T warp_sum(T v) {
+  typedef scalar_traits<T> S;
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1) v = v + S::shfl_xor(v, m);
+  return v;
+}
+
+template <class R> __device__ __forceinline__ R warp_max(R v) {
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1) v = fmax(v, __shfl_xor_sync(GS_FULL_MASK, v, m));
+  return v;
+}
+
+// Load one N x N matrix (row-major) into the warp's shared tile (row pitch
+// N + 1), coalesced, then each lane < N takes its row into registers.
+template <class T, int N>
+__device__ __forceinline__ void load_rows(const T* __restrict__ a, T* tile, int lane, T (&r)[N]) {
+  for (int e = lane; e < N * N; e += 32) tile[(e / N) * (N + 1) + (e % N)] = a[e];
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < N; ++j) r[j] = lane < N ? tile[lane * (N + 1) + j] : T(0);
+  __syncwarp();
+}
+
+// Each lane < N takes column ``lane`` (conjugated when CONJ) as its row:
+// the rows of A^T (or A^H).
+template <class T, int N, bool CONJ>
+__device__ __forceinline__ void load_cols(const T* __restrict__ a, T* tile, int lane, T (&r)[N]) {
+  typedef scalar_traits<T> S;
+  for (int e = lane; e < N * N; e += 32) tile[(e / N) * (N + 1) + (e % N)] = a[e];
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    T v = lane < N ? tile[j * (N + 1) + lane] : T(0);
+    r[j] = CONJ ? S::conj(v) : v;
+  }
+  __syncwarp();
+}
+
+// In-register LU with partial pivoting. Returns LAPACK's info (0, or the
+// 1-based index of the first exactly-zero pivot). ``pos`` ends as the row of
+// the packed factor this lane holds; ``my_ipiv`` (lane k) is LAPACK's 0-based
+// ipiv[k].
+template <class T, int N>
+__device__ __forceinline__ int lu_factor_warp(T (&r)[N], int lane, int& pos, int& my_ipiv) {
+  typedef scalar_traits<T> S;
+  typedef typename S::real R;
+  int info = 0;
+  pos = lane;
+  my_ipiv = lane;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    R key = R(-1);
+    if (lane < N && pos >= k) {
+      key = S::abs1(r[k]);
+      if (key != key) key = R(1) / R(0);  // NaN: a total order keeps lanes agreeing
+    }
+    int kp = pos;
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) {
+      R ok = __shfl_xor_sync(GS_FULL_MASK, key, m);
+      int op = __shfl_xor_sync(GS_FULL_MASK, kp, m);
+      if (ok > key || (ok == key && op < kp)) { key = ok; kp = op; }
+    }
+    const int p = __ffs(__ballot_sync(GS_FULL_MASK, pos == kp)) - 1;  // pivot lane
+    const T piv = S::shfl(r[k], p);
+    const bool zero = (piv == T(0));
+    if (zero && info == 0) info = k + 1;
+    if (lane == k) my_ipiv = kp;
+    if (pos == k) pos = kp;   // the row at position k moves to the pivot's place
+    if (lane == p) pos = k;
+    const bool active = lane < N && pos > k;
+    T l = r[k];
+    if (active && !zero) { l = r[k] / piv; r[k] = l; }
+#pragma unroll
+    for (int j = k + 1; j < N; ++j) {
+      const T u = S::shfl(r[j], p);
+      if (active) r[j] = r[j] - l * u;
+    }
+  }
+  return info;
+}
+
+// x = A^-1 b. In: lane i holds b_i. Out: lane with pos k holds x_k.
+template <class T, int N>
+__device__ __forceinline__ T lu_solve_n(const T (&r)[N], int lane, int pos, T v) {
+  typedef scalar_traits<T> S;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int p = __ffs(__ballot_sync(GS_FULL_MASK, pos == k)) - 1;
+    const T y = S::shfl(v, p);
+    if (lane < N && pos > k) v = v - r[k] * y;
+  }
+#pragma unroll
+  for (int k = N - 1; k >= 0; --k) {
+    const int p = __ffs(__ballot_sync(GS_FULL_MASK, pos == k)) - 1;
+    T q = v;
+    if (pos == k) q = v / r[k];
+    const T x = S::shfl(q, p);
+    if (pos == k) v = x;
+    else if (lane < N && pos < k) v = v - r[k] * x;
+  }
+  return v;
+}
+
+// z = A^-T c (CONJ: A^-H c). In: lane with pos k holds c_k. Out: lane i holds z_i.
+template <class T, int N, bool CONJ>
+__device__ __forceinline__ T lu_solve_t(const T (&r)[N], int lane, int pos, T v) {
+  typedef scalar_traits<T> S;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {       // U^T w = c
+    const T ukk = CONJ ? S::conj(r[k]) : r[k];
+    const T t = (lane < N && pos < k) ? ukk * v : T(0);
+    const T s = warp_sum(t);
+    if (pos == k) v = (v - s) / ukk;
+  }
+#pragma unroll
+  for (int k = N - 1; k >= 0; --k) {  // L^T v = w (unit diagonal)
+    const T lk = CONJ ? S::conj(r[k]) : r[k];
+    const T t = (lane < N && pos > k) ? lk * v : T(0);
+    const T s = warp_sum(t);
+    if (pos == k) v = v - s;
+  }
+  return v;
+}
+
+// 1-norm reciprocal condition number from the factors (LAPACK ?gecon's
+// estimate of ||A^-1||_1 by ?lacn2, all lanes agree on the result).
+template <class T, int N>
+__device__ __forceinline__ typename scalar_traits<T>::real
+lu_rcond(const T (&r)[N], int lane, int pos, typename scalar_traits<T>::real anorm) {
+  typedef scalar_traits<T> S;
+  typedef typename S::real R;
+  if (anorm == R(0)) return R(0);
+  const bool live = lane < N;
+  // One call site per solve (a small state machine), so the fully unrolled
+  // substitutions are instantiated once each.
+  T x = live ? S::from_real(R(1) / R(N)) : T(0);   // natural order
+  R est = R(0);
+  int jlast = -1;
+  bool alt = false;
+#pragma unroll 1
+  for (int it = 0; it < 8; ++it) {
+    const T y = lu_solve_n<T, N>(r, lane, pos, x);   // pivot order
+    const R e = warp_sum(live ? S::abs(y) : R(0));
+    if (alt) {   // alternating-sign vector (Higham 1988)
+      const R e3 = R(2) * e / R(3 * N);
+      if (e3 > est) est = e3;
+      break;
+    }
+    bool done = false;
+    if (it > 0 && !(e > est)) done = true;
+    else est = e;
+    if (!done && it < 5) {
+      const T z = lu_solve_t<T, N, true>(r, lane, pos, live ? S::sign(y) : T(0));
+      R best = live ? S::abs(z) : R(-1);
+      int bj = lane;
+#pragma unroll
+      for (int m = 16; m > 0; m >>= 1) {
+        R ob = __shfl_xor_sync(GS_FULL_MASK, best, m);
+        int oj = __shfl_xor_sync(GS_FULL_MASK, bj, m);
+        if (ob > best || (ob == best && oj < bj)) { best = ob; bj = oj; }
+      }
+      // z^T x with x = 1/n (first pass) or e_jlast
+      const R zsum = warp_sum(live ? S::re(z) : R(0));
+      const R zj = S::re(S::shfl(z, jlast < 0 ? 0 : jlast));
+      const R ztx = it == 0 ? zsum / R(N) : zj;
+      if (!(best > ztx) || bj == jlast) {
+        done = true;
+      } else {
+        jlast = bj;
+        x = (lane == bj) ? S::from_real(R(1)) : T(0);
+      }
+    } else {
+      done = true;
+    }
+    if (done) {
+      if (N == 1) break;
+      alt = true;
+      const R sg = (lane & 1) ? R(-1) : R(1);
+      x = live ? S::from_real(sg * (R(1) + R(lane) / R(N > 1 ? N - 1 : 1))) : T(0);
+    }
+  }
+  if (est != est) return est;
+  if (est == R(0)) return R(0);
+  return (R(1) / est) / anorm;
+}
+
+}  // namespace gs_batched
+
+// ---------------------------------------------------------------------------
+// LU kernel. Flags (template): SOLVE (b given), INV (identity right-hand
+// side), TRANS (0: A x = b, 1: A^T x = b, 2: A^H x = b), WANT_LU (packed
+// factor + 0-based ipiv), WANT_DET, WANT_RCOND.
+//   a: (batch, N, N) row-major, a_bs elements between matrices (0: broadcast)
+//   b: (batch, N, nrhs) row-major, b_bs elements between systems
+//   x: (batch, N, nrhs) row-major contiguous (also for INV: nrhs = N)
+//   lu: (batch, N, N) row-major; ipiv: (batch, N) int32; det: (batch,)
+//   info: (batch,) int32; rcond: (batch,) real
+template <class T, int N, int WARPS, bool SOLVE, bool INV, int TRANS, bool WANT_LU,
+          bool WANT_DET, bool WANT_RCOND>
+__device__ __forceinline__ void batched_lu_body(
+    const T* __restrict__ a, long long a_bs, const T* __restrict__ b, long long b_bs,
+    int nrhs, T* __restrict__ x, T* __restrict__ lu, int* __restrict__ ipiv,
+    T* __restrict__ det, int* __restrict__ info,
+    typename gs_batched::scalar_traits<T>::real* __restrict__ rcond, long long batch) {
+  using namespace gs_batched;
+  typedef scalar_traits<T> S;
+  typedef typename S::real R;
+  extern __shared__ __align__(16) unsigned char gs_smem[];
+  T* tile = reinterpret_cast<T*>(gs_smem) + (threadIdx.x / 32) * (N * (N + 1));
+  const int lane = threadIdx.x % 32;
+  const long long sys = (long long)blockIdx.x * WARPS + threadIdx.x / 32;
+  if (sys >= batch) return;   // whole warps only: blockDim.x = 32 * WARPS
+  T r[N];
+  load_rows<T, N>(a + sys * a_bs, tile, lane, r);
+  R anorm = R(0);
+  if (WANT_RCOND) {   // max column sum of |a| from the (still loaded) tile rows
+    R cs = R(0);
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      R v = warp_sum(lane < N ? S::abs(r[j]) : R(0));
+      if (lane == j) cs = v;
+    }
+    anorm = warp_max(lane < N ? cs : R(0));
+    if (cs != cs) anorm = cs;
+    anorm = __shfl_sync(GS_FULL_MASK, anorm, 0);
+  }
+  int pos, my_ipiv;
+  const int inf = lu_factor_warp<T, N>(r, lane, pos, my_ipiv);
+  if (lane == 0) info[sys] = inf;
+  if (WANT_LU) {
+    if (lane < N) {
+      T* dst = lu + sys * (long long)(N * N) + (long long)pos * N;
+#pragma unroll
+      for (int j = 0; j < N; ++j) dst[j] = r[j];
+      ipiv[sys * N + lane] = my_ipiv;
+    }
+  }
+  if (WANT_DET) {
+    // product of U's diagonal (lane with pos k holds u_kk at r[k]) and the
+    // sign of the row interchanges
+    T d = S::from_real(R(1));
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      const int p = __ffs(__ballot_sync(GS_FULL_MASK, pos == k)) - 1;
+      d = d * S::shfl(r[k], p);
+    }
+    const unsigned swaps = __ballot_sync(GS_FULL_MASK, lane < N && my_ipiv != lane);
+    if (__popc(swaps) & 1) d = -d;
+    if (lane == 0) det[sys] = d;
+  }
+  if (WANT_RCOND) {
+    R rc = inf ? R(0) : lu_rcond<T, N>(r, lane, pos, anorm);
+    if (lane == 0) rcond[sys] = rc;
+  }
+  if (SOLVE || INV) {
+    if (inf) return;   // singular: the caller raises, x is not read
+    const int ncol = INV ? N : nrhs;
+    const T* bs = SOLVE ? b + sys * b_bs : nullptr;
+    T* xs = x + sys * (long long)N * ncol;
+    for (int c = 0; c < ncol; ++c) {
+      if (TRANS == 0) {
+        T v = T(0);
+        if (lane < N) v = INV ? (lane == c ? S::from_real(R(1)) : T(0)) : bs[(long long)lane * nrhs + c];
+        v = lu_solve_n<T, N>(r, lane, pos, v);
+        if (lane < N) xs[(long long)pos * ncol + c] = v;
+      } else {
+        T v = T(0);
+        if (lane < N) v = INV ? (pos == c ? S::from_real(R(1)) : T(0)) : bs[(long long)pos * nrhs + c];
+        v = lu_solve_t<T, N, TRANS == 2>(r, lane, pos, v);
+        if (lane < N) xs[(long long)lane * ncol + c] = v;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Cholesky kernel: factor (and optionally solve with) Hermitian positive
+// definite matrices. UPPER: the matrix is given by its upper triangle and
+// the factor returned is U (A = U^H U); else the lower triangle and L
+// (A = L L^H). info[k] = LAPACK's (first non-positive leading minor, 1-based).
+//   c: (batch, N, N) row-major factor output (zeros in the other triangle)
+//   b, x: as in the LU kernel (SOLVE).
+template <class T, int N, int WARPS, bool UPPER, bool WANT_FACTOR, bool SOLVE>
+__device__ __forceinline__ void batched_cholesky_body(
+    const T* __restrict__ a, long long a_bs, const T* __restrict__ b, long long b_bs,
+    int nrhs, T* __restrict__ x, T* __restrict__ c, int* __restrict__ info, long long batch) {
+  using namespace gs_batched;
+  typedef scalar_traits<T> S;
+  typedef typename S::real R;
+  extern __shared__ __align__(16) unsigned char gs_smem[];
+  T* tile = reinterpret_cast<T*>(gs_smem) + (threadIdx.x / 32) * (N * (N + 1));
+  const int lane = threadIdx.x % 32;
+  const long long sys = (long long)blockIdx.x * WARPS + threadIdx.x / 32;
+  if (sys >= batch) return;
+  T r[N];   // row `lane` of the lower triangle of the Hermitian matrix
+  if (UPPER) load_cols<T, N, true>(a + sys * a_bs, tile, lane, r);
+  else load_rows<T, N>(a + sys * a_bs, tile, lane, r);
+  int inf = 0;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    if (inf == 0) {
+      const R dkk = S::re(S::shfl(r[k], k));
+      if (!(dkk > R(0))) {
+        inf = k + 1;   // LAPACK stops here; the factor is left partial
+      } else {
+        const R d = sqrt(dkk);
+        if (lane == k) r[k] = S::from_real(d);
+        if (lane > k && lane < N) r[k] = r[k] / d;
+#pragma unroll
+        for (int j = k + 1; j < N; ++j) {
+          const T ljk = S::shfl(r[k], j);
+          if (lane >= j && lane < N) r[j] = r[j] - r[k] * S::conj(ljk);
+        }
+      }
+    }
+  }
+  if (lane == 0) info[sys] = inf;
+  if (WANT_FACTOR && lane < N) {
+    T* dst = c + sys * (long long)(N * N);
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const T v = j <= lane ? r[j] : T(0);
+      if (UPPER) dst[(long long)j * N + lane] = S::conj(v);   // U = L^H
+      else dst[(long long)lane * N + j] = v;
+    }
+  }
+  if (SOLVE) {
+    if (inf) return;
+    const T* bs = b + sys * b_bs;
+    T* xs = x + sys * (long long)N * nrhs;
+    for (int col = 0; col < nrhs; ++col) {
+      T v = lane < N ? bs[(long long)lane * nrhs + col] : T(0);
+#pragma unroll
+      for (int k = 0; k < N; ++k) {      // L y = b
+        if (lane == k) v = v / r[k];
+        const T y = S::shfl(v, k);
+        if (lane > k && lane < N) v = v - r[k] * y;
+      }
+#pragma unroll
+      for (int k = N - 1; k >= 0; --k) {  // L^H x = y
+        const T t = (lane > k && lane < N) ? S::conj(r[k]) * v : T(0);
+        const T s = warp_sum(t);
+        if (lane == k) v = (v - s) / S::conj(r[k]);
+      }
+      if (lane < N) xs[(long long)lane * nrhs + col] = v;
+    }
+  }
+}

@@ -1,0 +1,358 @@
+"""GPU parity tests of gpuscipy.fft against scipy.fft.
+
+Tolerances are relative to the largest magnitude of SciPy's result
+(an FFT spreads rounding errors over the whole output): float32/complex64
+3e-6 * log2(n) (cuFFT and pocketfft both have O(eps log n) error), float64
+1e-13 * log2(n) -- well within the "1e-5 / 1e-12" of DESIGN.md.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.fft as sfft
+
+import gpuscipy.fft as gfft
+
+from ..core._parity import random_array
+
+pytestmark = pytest.mark.gpu
+
+NORMS = (None, "backward", "ortho", "forward")
+REAL_DTYPES = ("f2", "f4", "f8", "i4", "u1", "?")
+ALL_DTYPES = REAL_DTYPES + ("c8", "c16")
+
+
+def _gp():
+    import gpuscipy_core as gp
+    return gp
+
+
+def _tol(dtype, n):
+    lg = max(1.0, math.log2(max(n, 2)))
+    return (3e-6 if np.dtype(dtype).char in "fF" else 1e-13) * lg
+
+
+def _cmp(got, want, n=None, err=""):
+    gp = _gp()
+    assert isinstance(got, gp.ndarray), f"{err}: got {type(got).__name__}"
+    host = gp.asnumpy(got)
+    want = np.asarray(want)
+    assert host.dtype == want.dtype, f"{err}: dtype {host.dtype} != {want.dtype}"
+    assert host.shape == want.shape, f"{err}: shape {host.shape} != {want.shape}"
+    assert got.flags.c_contiguous, f"{err}: result not C-contiguous"
+    if want.size == 0:
+        return
+    n = want.size if n is None else n
+    scale = float(np.max(np.abs(want)))
+    if not np.isfinite(scale):
+        np.testing.assert_array_equal(np.isnan(host), np.isnan(want), err_msg=err)
+        return
+    np.testing.assert_allclose(host, want, rtol=0,
+                               atol=_tol(want.dtype, n) * max(scale, 1e-30),
+                               err_msg=err)
+
+
+def _same(gfun, sfun, xh, *args, tol_n=None, **kw):
+    """Call both; same exception type (and message) or matching results."""
+    gp = _gp()
+    xd = gp.asarray(xh)
+    try:
+        want = sfun(xh, *args, **kw)
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)) as info:
+            gfun(xd, *args, **kw)
+        if isinstance(e, (ValueError, TypeError)):
+            assert str(info.value) == str(e), (str(info.value), str(e))
+        return None
+    got = gfun(xd, *args, **kw)
+    _cmp(got, want, tol_n, f"{sfun.__name__}{args}{kw} on {xh.dtype}{xh.shape}")
+    # the input is left alone
+    np.testing.assert_array_equal(gp.asnumpy(xd), xh)
+    return got
+
+
+def _data(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind in "fc":
+        return random_array(shape, dtype, rng, low=-1, high=1)
+    return random_array(shape, dtype, rng)
+
+
+# ---------------------------------------------------------------------------
+# 1-D FFTs
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["fft", "ifft"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("norm", NORMS)
+def test_c2c_1d(name, dtype, norm):
+    g, s = getattr(gfft, name), getattr(sfft, name)
+    for shape, n, axis in (((16,), None, -1), ((15,), None, 0), ((4, 12), 7, -1),
+                           ((4, 12), 20, 1), ((6, 5, 3), None, 1), ((6, 5, 3), 8, 0),
+                           ((3, 4, 12), None, 1), ((1,), None, -1), ((97,), None, -1)):
+        _same(g, s, _data(shape, dtype), n=n, axis=axis, norm=norm)
+
+
+@pytest.mark.parametrize("name", ["rfft", "ihfft"])
+@pytest.mark.parametrize("dtype", REAL_DTYPES)
+@pytest.mark.parametrize("norm", NORMS)
+def test_r2c_1d(name, dtype, norm):
+    g, s = getattr(gfft, name), getattr(sfft, name)
+    for shape, n, axis in (((16,), None, -1), ((15,), None, 0), ((4, 12), 7, -1),
+                           ((4, 12), 20, 0), ((6, 5, 3), None, 1), ((12, 5, 3), 9, 1),
+                           ((2,), None, -1), ((1,), None, -1)):
+        _same(g, s, _data(shape, dtype), n=n, axis=axis, norm=norm)
+
+
+@pytest.mark.parametrize("name", ["irfft", "hfft"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("norm", NORMS)
+def test_c2r_1d(name, dtype, norm):
+    g, s = getattr(gfft, name), getattr(sfft, name)
+    for shape, n, axis in (((9,), None, -1), ((9,), 16, -1), ((9,), 17, -1),
+                           ((4, 7), 5, -1), ((4, 7), None, 0), ((6, 5, 3), 8, 1),
+                           ((12, 5, 3), None, 1), ((2,), None, -1), ((5,), 1, -1),
+                           ((5,), 0, -1), ((5,), -1, -1), ((5,), -3, -1)):
+        _same(g, s, _data(shape, dtype), n=n, axis=axis, norm=norm)
+
+
+# ---------------------------------------------------------------------------
+# n-D FFTs
+# ---------------------------------------------------------------------------
+
+ND_CASES = [
+    ((8, 6), None, None), ((8, 6), (5, 4), None), ((4, 5, 6), None, None),
+    ((4, 5, 6), None, (0,)), ((4, 5, 6), None, (1, 0)), ((4, 5, 6), (3, 8), (0, 2)),
+    ((4, 5, 6), None, (-1, -2)), ((2, 3, 4, 5), None, None), ((2, 3, 4, 5), None, (1, 2)),
+    ((3, 4), (-1, 6), None), ((12, 10, 3), None, (0, 1)), ((4, 1), None, None),
+]
+
+
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn", "hfftn",
+                                  "ihfftn"])
+@pytest.mark.parametrize("dtype", ["f4", "f8", "c8", "c16", "i8"])
+@pytest.mark.parametrize("norm", NORMS)
+def test_nd(name, dtype, norm):
+    g, s = getattr(gfft, name), getattr(sfft, name)
+    for shape, sz, axes in ND_CASES:
+        _same(g, s, _data(shape, dtype), s=sz, axes=axes, norm=norm)
+
+
+@pytest.mark.parametrize("name", ["fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2"])
+def test_2d(name):
+    g, s = getattr(gfft, name), getattr(sfft, name)
+    for dtype in ("f4", "c16"):
+        for shape, sz in (((6, 8), None), ((3, 6, 8), (4, 5)), ((5, 7), (8, 8))):
+            _same(g, s, _data(shape, dtype), s=sz)
+
+
+def test_fftn_no_axes_returns_input():
+    gp = _gp()
+    x = gp.asarray(_data((3, 4), "f4"))
+    assert gfft.fftn(x, axes=()) is x
+    assert gfft.dctn(x, axes=()) is x
+    with pytest.raises(ValueError, match="at least 1 axis must be transformed"):
+        gfft.rfftn(x, axes=())
+
+
+# ---------------------------------------------------------------------------
+# layouts
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["fft", "rfft", "irfft", "dct", "dst"])
+def test_noncontiguous_inputs(name):
+    gp = _gp()
+    g, s = getattr(gfft, name), getattr(sfft, name)
+    dt = "c8" if name in ("fft", "irfft") else "f8"
+    base = _data((10, 12), dt)
+    db = gp.asarray(base)
+    views = [(base.T, db.T), (base[::-1], db[::-1]), (base[:, ::-2], db[:, ::-2]),
+             (base[1:7, 2:11], db[1:7, 2:11])]
+    for hv, dv in views:
+        for axis in (0, -1):
+            want = s(hv, axis=axis)
+            _cmp(g(dv, axis=axis), want, err=f"{name} view axis={axis}")
+
+
+def test_strided_batch_paths():
+    """inner > 1 with few (strided plan, looped) and many (transpose) outer rows."""
+    for shape in ((3, 64, 33), (40, 16, 5), (1, 7, 9), (9, 5, 2)):
+        for dtype in ("f4", "c16"):
+            xh = _data(shape, dtype)
+            _same(gfft.fft, sfft.fft, xh, axis=1)
+            if dtype == "f4":
+                _same(gfft.rfft, sfft.rfft, xh, axis=1)
+                _same(gfft.irfft, sfft.irfft, xh, axis=1)
+                _same(gfft.dct, sfft.dct, xh, axis=1)
+
+
+def test_empty_and_size_one():
+    gp = _gp()
+    for shape, axis in (((0, 4), -1), ((4, 0), 0), ((3, 0, 2), 1)):
+        _same(gfft.fft, sfft.fft, np.zeros(shape), axis=axis)
+        _same(gfft.rfft, sfft.rfft, np.zeros(shape), axis=axis)
+        _same(gfft.dct, sfft.dct, np.zeros(shape), axis=axis)
+    for shape in ((1,), (4, 1), (1, 4)):
+        _same(gfft.fft, sfft.fft, _data(shape, "c8"))
+        _same(gfft.dct, sfft.dct, _data(shape, "f8"), axis=0)
+    with pytest.raises(IndexError):
+        gfft.fft(gp.asarray(np.array(1.0)))
+
+
+# ---------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------
+
+def test_errors_like_scipy():
+    x = _data((4, 6), "f8")
+    xc = _data((4, 6), "c16")
+    for g, s, xh, kw in (
+            (gfft.fft, sfft.fft, x, dict(n=0)), (gfft.fft, sfft.fft, x, dict(n=-2)),
+            (gfft.fft, sfft.fft, x, dict(norm="bad")),
+            (gfft.fft, sfft.fft, x, dict(axis=2)),
+            (gfft.fft, sfft.fft, x, dict(workers=0)),
+            (gfft.rfft, sfft.rfft, xc, {}), (gfft.ihfft, sfft.ihfft, xc, {}),
+            (gfft.rfftn, sfft.rfftn, xc, {}),
+            (gfft.fftn, sfft.fftn, x, dict(s=(2,), axes=(0, 1))),
+            (gfft.fftn, sfft.fftn, x, dict(axes=(0, 0))),
+            (gfft.fftn, sfft.fftn, x, dict(s=(0, 3))),
+            (gfft.fftn, sfft.fftn, x, dict(s=(2, 3, 4))),
+            (gfft.fft2, sfft.fft2, x[0], {}),
+            (gfft.irfft, sfft.irfft, x[:, :1], {}),
+            (gfft.dct, sfft.dct, x, dict(type=5)), (gfft.dct, sfft.dct, x, dict(type=0)),
+            (gfft.idst, sfft.idst, x, dict(type=7)),
+            (gfft.dct, sfft.dct, x, dict(n=0)), (gfft.dct, sfft.dct, x, dict(norm="x")),
+            (gfft.dctn, sfft.dctn, np.zeros((0, 3)), {}),
+            (gfft.dct, sfft.dct, x[:, :1], dict(type=1))):
+        _same(g, s, xh, **kw)
+    gp = _gp()
+    with pytest.raises(NotImplementedError):
+        gfft.fft(gp.asarray(x), plan=object())
+    with pytest.raises(TypeError, match="gpuscipy_core.ndarray"):
+        gfft.fft(x)
+
+
+# ---------------------------------------------------------------------------
+# DCT / DST
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["dct", "idct", "dst", "idst"])
+@pytest.mark.parametrize("type", [1, 2, 3, 4])
+@pytest.mark.parametrize("norm", NORMS)
+def test_r2r_1d(name, type, norm):
+    g, s = getattr(gfft, name), getattr(sfft, name)
+    for dtype in ("f4", "f8", "c8", "i2"):
+        for shape, n, axis in (((16,), None, -1), ((15,), None, -1), ((2,), None, -1),
+                               ((1,), None, -1), ((3, 10), None, -1), ((3, 10), 7, -1),
+                               ((3, 10), 12, 0), ((5, 9, 4), None, 1), ((64,), None, 0)):
+            for orth in (None, False, True):
+                _same(g, s, _data(shape, dtype, seed=type), type=type, n=n,
+                      axis=axis, norm=norm, orthogonalize=orth)
+
+
+@pytest.mark.parametrize("name", ["dctn", "idctn", "dstn", "idstn"])
+@pytest.mark.parametrize("type", [1, 2, 3, 4])
+def test_r2r_nd(name, type):
+    g, s = getattr(gfft, name), getattr(sfft, name)
+    for dtype in ("f4", "f8", "c16"):
+        for shape, sz, axes in (((6, 8), None, None), ((4, 5, 6), None, (0, 2)),
+                                ((4, 5, 6), (3, 7), None), ((5, 6), None, (-1,))):
+            for norm in NORMS:
+                _same(g, s, _data(shape, dtype), type=type, s=sz, axes=axes, norm=norm)
+
+
+def test_dct2_large_even_and_odd():
+    for n in (2**16, 2**16 + 1, 3 * 5 * 7 * 11 * 2):
+        for dtype in ("f4", "f8"):
+            _same(gfft.dct, sfft.dct, _data((n,), dtype), n=None)
+            _same(gfft.idct, sfft.idct, _data((n,), dtype), n=None)
+
+
+# ---------------------------------------------------------------------------
+# FHT, helpers
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bias", [0.0, 0.6, -0.4])
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i4"])
+def test_fht(bias, dtype):
+    for n in (16, 17):
+        xh = np.abs(_data((3, n), dtype)) + (1 if dtype == "i4" else 0)
+        for mu, offset in ((0.5, 0.0), (1.5, 0.2)):
+            _same(gfft.fht, sfft.fht, xh, 0.1, mu, offset=offset, bias=bias)
+            _same(gfft.ifht, sfft.ifht, xh, 0.1, mu, offset=offset, bias=bias)
+
+
+def test_freq_and_shift():
+    gp = _gp()
+    for n, d in ((8, 1.0), (9, 0.25), (1, 2.0)):
+        _cmp(gfft.fftfreq(n, d), sfft.fftfreq(n, d))
+        _cmp(gfft.rfftfreq(n, d), sfft.rfftfreq(n, d))
+    for shape in ((7,), (4, 5), (3, 4, 5), (6, 1)):
+        xh = _data(shape, "f4")
+        xd = gp.asarray(xh)
+        for axes in (None, 0, (-1,), (0, -1)):
+            for g, s in ((gfft.fftshift, sfft.fftshift), (gfft.ifftshift, sfft.ifftshift)):
+                np.testing.assert_array_equal(gp.asnumpy(g(xd, axes)), s(xh, axes))
+
+
+# ---------------------------------------------------------------------------
+# backend dispatch, plan cache, streams
+# ---------------------------------------------------------------------------
+
+def test_scipy_backend_dispatch():
+    gp = _gp()
+    xh = _data((4, 16), "c8")
+    xd = gp.asarray(xh)
+    with sfft.set_backend(gfft):
+        y = sfft.fft(xd, axis=0)
+        z = sfft.dctn(xd.real.copy(), type=3)
+        host = sfft.fft(xh)
+    assert isinstance(y, gp.ndarray) and isinstance(z, gp.ndarray)
+    assert isinstance(host, np.ndarray)
+    _cmp(y, sfft.fft(xh, axis=0))
+    _cmp(z, sfft.dctn(xh.real, type=3))
+
+
+def test_plan_cache_reuse_and_eviction():
+    gp = _gp()
+    cache = gfft.plan_cache
+    old = cache.info()
+    try:
+        cache.clear()
+        xh = _data((64,), "c8")
+        x = gp.asarray(xh)
+        gfft.fft(x)
+        gfft.fft(x)
+        info = cache.info()
+        assert info["plans"] == 1 and info["hits"] >= old["hits"] + 1
+        cache.set_limits(max_plans=2)
+        for n in (32, 48, 80, 96):
+            _same(gfft.fft, sfft.fft, _data((n,), "c8"))
+        assert cache.info()["plans"] == 2
+        _same(gfft.fft, sfft.fft, xh)        # re-created after eviction
+    finally:
+        cache.set_limits(max_plans=old["max_plans"], max_bytes=old["max_bytes"])
+
+
+def test_non_default_stream():
+    gp = _gp()
+    xh = _data((8, 64), "f4")
+    with gp.cuda.Stream() as s:
+        x = gp.asarray(xh)
+        y = gfft.rfft(x)
+        z = gfft.dct(x)
+        s.synchronize()
+    _cmp(y, sfft.rfft(xh))
+    _cmp(z, sfft.dct(xh))
+    assert any(k.stream != 0 for k in gfft.plan_cache.info()["keys"])
+
+
+def test_irfft_does_not_touch_input_and_overwrite_x_accepted():
+    gp = _gp()
+    xh = _data((4, 9), "c16")
+    x = gp.asarray(xh)
+    gfft.irfft(x, overwrite_x=True)
+    gfft.irfftn(x)
+    gfft.hfft(x)
+    np.testing.assert_array_equal(gp.asnumpy(x), xh)
