@@ -9,7 +9,11 @@ Cases:
   (10000, 32, 1)). Bars: faster than CuPy, and >= 50x faster than a Python
   loop of gpuscipy's single solve (the loop is timed on 500 systems and
   scaled).
-* ``lu_factor_4096``, ``cholesky_4096``: for the record.
+* ``lu_factor_4096``, ``cholesky_4096``, ``lu_4096`` (p, l, u; the
+  permutation built and applied on the device): for the record.
+* ``solve_banded_20000`` ((l, u) = (2, 3), one system: the warp banded LU,
+  latency bound) and ``tridiag_solve_1000x256`` (``assume_a='tridiagonal'``
+  on 1000 systems of 256): for the record, against SciPy (CPU).
 
 Exit status 1 when a bar fails or a result is wrong (advisory with --quick).
 """
@@ -44,6 +48,14 @@ def main(argv=None):
     spd_h = a_h @ a_h.T
     ab_h = rng.standard_normal((nb, 32, 32)) + 8 * np.eye(32)
     bb_h = rng.standard_normal((nb, 32, 1))
+    nband = 2000 if args.quick else 20000
+    band_h = rng.standard_normal((6, nband))
+    band_h[3] += 6
+    bband_h = rng.standard_normal((nband, 1))
+    tri_h = rng.standard_normal((1000, 256, 256)) * (np.abs(
+        np.arange(256)[:, None] - np.arange(256)[None, :]) <= 1)
+    tri_h += 4 * np.eye(256)
+    btri_h = rng.standard_normal((1000, 256, 1))
     import scipy.linalg as sl
     rows, bars, bad = [], [], []
     times = {}
@@ -62,9 +74,11 @@ def main(argv=None):
         if name == "gpuscipy":
             from gpuscipy import linalg as L
             solve, lu_factor, cholesky = L.solve, L.lu_factor, L.cholesky
+            cl = None
         else:
             import cupyx.scipy.linalg as cl
             solve, lu_factor = xp.linalg.solve, cl.lu_factor
+            L = None
             cholesky = xp.linalg.cholesky
         a, b, spd = xp.asarray(a_h), xp.asarray(b_h), xp.asarray(spd_h)
         ab, bb = xp.asarray(ab_h), xp.asarray(bb_h)
@@ -78,7 +92,25 @@ def main(argv=None):
         record("batched_solve", name, H.time_gpu(lambda: solve(ab, bb), be, 3, 30).median_s)
         record("lu_factor_%d" % n, name, H.time_gpu(lambda: lu_factor(a), be, 2, 10).median_s)
         record("cholesky_%d" % n, name, H.time_gpu(lambda: cholesky(spd), be, 2, 10).median_s)
+        lu_fn = L.lu if name == "gpuscipy" else getattr(cl, "lu", None)
+        if lu_fn is not None:
+            record("lu_%d" % n, name, H.time_gpu(lambda: lu_fn(a), be, 2, 10).median_s)
         if name == "gpuscipy":
+            x = L.solve_banded((2, 3), xp.asarray(band_h), xp.asarray(bband_h))
+            if not np.allclose(be.asnumpy(x), sl.solve_banded((2, 3), band_h, bband_h),
+                               rtol=1e-8, atol=1e-10):
+                bad.append("solve_banded wrong")
+            band, bband = xp.asarray(band_h), xp.asarray(bband_h)
+            record("solve_banded_%d" % nband, name,
+                   H.time_gpu(lambda: L.solve_banded((2, 3), band, bband), be, 1, 5).median_s)
+            tri, btri = xp.asarray(tri_h), xp.asarray(btri_h)
+            x = L.solve(tri, btri, assume_a="tridiagonal")
+            if not np.allclose(be.asnumpy(x), np.linalg.solve(tri_h, btri_h), rtol=1e-8,
+                               atol=1e-10):
+                bad.append("tridiagonal solve wrong")
+            record("tridiag_solve_1000x256", name,
+                   H.time_gpu(lambda: L.solve(tri, btri, assume_a="tridiagonal"), be, 2,
+                              10).median_s)
             m = min(nb, 500)
             singles = [(xp.asarray(ab_h[i]), xp.asarray(bb_h[i])) for i in range(m)]
 
@@ -92,6 +124,11 @@ def main(argv=None):
         record("solve_%d" % n, "scipy", H.time_cpu(lambda: sl.solve(a_h, b_h), 1, 3).median_s)
         record("batched_solve", "scipy",
                H.time_cpu(lambda: sl.solve(ab_h, bb_h), 1, 3).median_s)
+        record("solve_banded_%d" % nband, "scipy",
+               H.time_cpu(lambda: sl.solve_banded((2, 3), band_h, bband_h), 1, 5).median_s)
+        record("tridiag_solve_1000x256", "scipy",
+               H.time_cpu(lambda: sl.solve(tri_h, btri_h, assume_a="tridiagonal"), 1,
+                          3).median_s)
 
     def bar(label, target, ok, measured):
         bars.append(H.Bar(label, target, measured, "PASS" if ok else "FAIL"))

@@ -21,6 +21,40 @@ Reductions
 sum, prod, min/amin, max/amax, argmin, argmax, mean, var, std, any, all,
 nansum, nanprod, nanmean, nanmin, nanmax, nanvar, nanstd, count_nonzero, ptp
 
+Indexing
+--------
+Advanced indexing (integer arrays, boolean masks, mixed with slices), take,
+put, take_along_axis, put_along_axis, choose, nonzero, argwhere,
+flatnonzero, where(cond), compress, extract, place, indices, ix_,
+diag_indices, tril_indices, triu_indices, ravel_multi_index, unravel_index
+
+Manipulation
+------------
+concatenate, stack, hstack, vstack, dstack, column_stack, split,
+array_split, hsplit, vsplit, dsplit, pad, flip, fliplr, flipud, roll, rot90,
+repeat, tile, expand_dims, squeeze, moveaxis, swapaxes, transpose, reshape,
+ravel, broadcast_to, broadcast_arrays, diagonal, trace, tril, triu,
+meshgrid, atleast_1d/2d/3d, copyto
+
+Scans, sorting, counting
+------------------------
+cumsum, cumprod, nancumsum, nancumprod, diff, ediff1d, sort, argsort,
+partition, argpartition, searchsorted, unique, lexsort, sort_complex,
+bincount, histogram, histogram_bin_edges, digitize
+
+Products (cuBLAS)
+-----------------
+matmul (``@``), dot, vdot, inner, outer, tensordot, einsum, kron
+
+Random
+------
+``random.default_rng(seed)`` -> ``random.Generator`` on Philox4x32-10
+
+Vendor libraries
+----------------
+``libs``: cuBLAS, cuSOLVER, cuFFT, cuSPARSE, cuRAND and cuDSS bindings and
+per-thread handles (see docs/libs.md)
+
 Kernels
 -------
 ElementwiseKernel, ReductionKernel, RawKernel, RawModule

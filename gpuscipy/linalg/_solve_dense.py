@@ -54,10 +54,17 @@ def _host_buffer(nbytes):
 
 
 def _ld(a):
-    """Leading dimension of an F-contiguous 2-D (or 1-D) device array."""
+    """Leading dimension of a 2-D (or 1-D) device array as cuBLAS/cuSOLVER
+    read it: an array with unit row stride is column-major (ld = its column
+    stride); a C-ordered square matrix is read as its column-major transpose
+    (ld = its row stride), which is how ``_solvers`` passes ``a^T`` without
+    a copy."""
     if a.ndim == 1:
         return max(a.shape[0], 1)
-    return max(a.strides[1] // a.itemsize, 1) if a.shape[1] > 1 else max(a.shape[0], 1)
+    it = a.itemsize
+    if a.strides[0] == it or a.shape[0] == 1:
+        return max(a.strides[1] // it, 1) if a.shape[1] > 1 else max(a.shape[0], 1)
+    return max(a.strides[0] // it, 1)
 
 
 def _op(trans):

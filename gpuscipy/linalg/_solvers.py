@@ -153,8 +153,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     a : (..., N, N) array_like
     b : (..., N, NRHS) or (N,) array_like
     lower : bool
-        Triangle used when ``assume_a`` is 'pos' (and 'sym'/'her', which
-        solve by LU here and so read the whole matrix).
+        Triangle read when ``assume_a`` is 'pos', 'sym' or 'her' (the other
+        triangle is ignored, as SciPy).
     overwrite_a, overwrite_b : bool
         Accepted; inputs are never modified.
     check_finite : bool
@@ -171,7 +171,9 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     Raises
     ------
     ValueError, LinAlgError, NotImplementedError; warns ``LinAlgWarning``
-    for ill-conditioned ``a`` (rcond below the dtype's eps).
+    for ill-conditioned ``a`` (rcond below the dtype's eps; for 'diagonal'
+    min|d|/max|d|, as SciPy). See the module notes for the algorithm used
+    for each ``assume_a``.
 
     References
     ----------

@@ -26,10 +26,36 @@ templates, and its logic is small enough to simulate in NumPy
   sorts): one block of 256 threads per row sorts it in shared memory, all
   digit passes in one launch (one read, one write).
 * Long 1-D sorts: Onesweep (Adinets & Merrill 2022): one kernel histograms
-  every 8-bit digit at once, then one kernel per digit ranks tiles of 4096
-  keys in shared memory and finds each tile's global digit offsets by
-  decoupled look-back (Merrill & Garland 2016) -- about 2 passes over memory
-  per digit plus one.
+  every 8-bit digit at once, one small kernel scans them and plans the
+  passes, then one kernel per digit ranks tiles of 6144 keys (256 threads x
+  24; 3072 for 8-byte keys) in shared memory and finds each tile's global
+  digit offsets by decoupled look-back (Merrill & Garland 2016) -- one read
+  and one write of keys (and values) per digit plus one read. Design points,
+  each from a measured or reasoned cost:
+
+  - no ``__match_any_sync``: it is microcoded, about one step per distinct
+    value in the warp (~30 for random 8-bit digits), and the first version
+    spent most of its 5 ms (2^26 float32) in it, in the histogram (4 per
+    key group) and in the ranks (1 per key group per pass). Lanes with equal
+    digits are found with 8 ballots (one per bit, as CUB does); the
+    histogram uses shared atomics, with one atomic of 32 when a warp's 32
+    keys share the digit;
+  - tiles of 6144 keys and 2 blocks of 256 threads per SM (<= 128 registers,
+    no spills, 34 KiB shared): fewer tiles mean shorter look-back walks
+    (the walk length grows with the tile arrival rate times the L2 latency);
+  - values between passes are 32-bit positions when n < 2^32 (argsort moves
+    4+4 bytes per key and pass, not 4+8); the last pass widens to int64;
+  - passes whose digit is the same for every key (one histogram bucket holds
+    n: small integers in wide types, constant exponent bytes) are skipped on
+    the device: the scan kernel writes a plan that tells each pass whether
+    it runs and which buffers it reads and writes (the last pass that runs
+    writes the output; the others alternate backwards), so there is no host
+    synchronisation and no copy;
+  - the key transform is fused into the first pass that runs and the inverse
+    into the last one (no separate passes over the keys);
+  - 11-bit digits (3 passes for 32-bit keys) were rejected: 2048 bins make
+    the look-back state 8x larger and split each tile into runs of ~3 keys,
+    so the scatter would no longer write contiguous runs.
 * Long rows of a batch, complex keys and lexsort: an argsort by successive
   stable passes (one per key word, least significant first), the row number
   as the most significant word.

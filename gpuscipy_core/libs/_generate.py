@@ -18,6 +18,21 @@ Every other pointer, handle and descriptor is a Python int (its address);
 enums are ints; scalars keep their C type. Each function pointer is resolved
 with dlsym at its first call (``_loader.symbol``), never at import.
 
+A declaration file may end with version variants (cuDSS 0.7 next to 1.0)::
+
+    // variant v0: CUDSS_VERSION_MAJOR < 1
+    enum ... { ... };        // the enums as that version numbers them
+    enum cudssSolveMode_t { };   // an enum that version does not have
+    cudssStatus_t f(...);    // the prototypes as that version declares them
+    // end variant
+
+A variant prototype whose ABI differs from the main one is bound as
+``_<variant>_<name>`` (same symbol, private); the variant's enums are exported
+as ``_VARIANT_ENUMS[variant][enum type]`` (and the main ones as ``_ENUMS``), for
+the hand-written dispatch in ``<lib>.py``. ``check_source`` checks the variant
+declarations under ``#if <condition>`` and the main ones under ``#else``, so
+the header check passes against either version's headers.
+
 Run ``python -m gpuscipy_core.libs._generate`` after editing a declaration
 file; ``tests/libs/test_generated.py`` fails while the ``.pyx`` files are
 stale. ``check_source(lib)`` renders a C++ file that ``static_assert``s every
@@ -29,7 +44,8 @@ import keyword
 import os
 import re
 
-__all__ = ["LIBRARIES", "parse", "render_pyx", "render_pyi", "check_source", "main"]
+__all__ = ["LIBRARIES", "parse", "variant_bindings", "render_pyx", "render_pyi",
+           "check_source", "main"]
 
 LIBRARIES = ("cublas", "cusolver", "cufft", "cusparse", "curand", "cudss")
 
@@ -123,16 +139,27 @@ class Function:
         return f"{self.ret} {self.name}({', '.join(p.c_decl for p in self.params)})"
 
 
+class Variant:
+    """Declarations of another library version (``// variant NAME: CONDITION``)."""
+
+    def __init__(self, name, condition):
+        self.name = name
+        self.condition = condition    # preprocessor condition selecting it
+        self.enums = []               # [(enum type, [(name, value), ...])]; [] = absent
+        self.functions = []           # [Function]
+
+
 class Declarations:
     """The contents of one ``_declarations/<lib>.h``."""
 
-    def __init__(self, lib, header, status, enums, defines, functions):
+    def __init__(self, lib, header, status, enums, defines, functions, variants=()):
         self.lib = lib
         self.header = header
         self.status = status
         self.enums = enums            # [(enum type, [(name, value), ...])]
         self.defines = defines        # [(name, value)]
         self.functions = functions    # [Function]
+        self.variants = list(variants)  # [Variant]
 
     def constants(self):
         out = {}
@@ -151,13 +178,24 @@ def parse(lib, text=None):
             text = f.read()
     header = status = None
     enums, defines, functions = [], [], []
+    variants = []
     body = []
+    bodies = {None: body}
+    section_enums = enums
     for line in text.splitlines():
         s = line.strip()
         if s.startswith("// header:"):
             header = s.split(":", 1)[1].strip()
         elif s.startswith("// status:"):
             status = s.split(":", 1)[1].strip()
+        elif s.startswith("// variant "):
+            name, cond = s[len("// variant "):].split(":", 1)
+            variants.append(Variant(name.strip(), cond.strip()))
+            body = bodies[variants[-1].name] = []
+            section_enums = variants[-1].enums
+        elif s.startswith("// end variant"):
+            body = bodies[None]
+            section_enums = enums
         elif s.startswith("//") or not s:
             continue
         elif s.startswith("#define"):
@@ -170,9 +208,17 @@ def parse(lib, text=None):
                 if item.strip():
                     n, v = item.split("=")
                     items.append((n.strip(), int(v.strip(), 0)))
-            enums.append((m.group(1), items))
+            section_enums.append((m.group(1), items))
         else:
             body.append(s)
+    functions = _parse_functions(bodies[None])
+    for v in variants:
+        v.functions = _parse_functions(bodies[v.name])
+    return Declarations(lib, header, status, enums, defines, functions, variants)
+
+
+def _parse_functions(body):
+    functions = []
     for decl in " ".join(body).split(";"):
         decl = decl.strip()
         if not decl:
@@ -183,7 +229,25 @@ def parse(lib, text=None):
         plist = m.group(3).strip()
         params = [] if plist in ("", "void") else [Param(p) for p in plist.split(",")]
         functions.append(Function(m.group(1), m.group(2), params))
-    return Declarations(lib, header, status, enums, defines, functions)
+    return functions
+
+
+def variant_bindings(decls):
+    """[(variant, Function)] whose ABI differs from the main declaration's.
+
+    Those get a private binding ``_<variant>_<name>`` resolving the same symbol.
+    """
+    main = {f.name: f for f in decls.functions}
+    out = []
+    for v in decls.variants:
+        for fn in v.functions:
+            m = main.get(fn.name)
+            if m is None:
+                raise ValueError(f"variant {v.name} declares {fn.name}, the main section not")
+            if ([(p.abi(), p.mark) for p in fn.params]
+                    != [(p.abi(), p.mark) for p in m.params]):
+                out.append((v, fn))
+    return out
 
 
 def _wrap(text, width=88, indent="    "):
@@ -201,12 +265,14 @@ def _wrap(text, width=88, indent="    "):
     return "\n".join(lines)
 
 
-def _render_function(fn):
+def _render_function(fn, pyname=None):
+    # pyname: the Python name when it is not the C name (a variant binding).
+    pyname = pyname or fn.name
     lines = []
-    ptr_t = f"_fn_{fn.name}"
+    ptr_t = f"_fn_{pyname}"
     abi = ", ".join(p.abi() for p in fn.params)
     lines.append(_wrap(f"ctypedef int (*{ptr_t})({abi}) noexcept nogil"))
-    lines.append(f"cdef void* _p_{fn.name} = NULL")
+    lines.append(f"cdef void* _p_{pyname} = NULL")
     lines.append("")
     lines.append("")
     args = []
@@ -219,7 +285,7 @@ def _render_function(fn):
             args.append(f"intptr_t {p.pyname}")
         else:
             args.append(f"{p.abi()} {p.pyname}")
-    lines.append(_wrap(f"def {fn.name}({', '.join(args)}):", indent=" " * (len(fn.name) + 5)))
+    lines.append(_wrap(f"def {pyname}({', '.join(args)}):", indent=" " * (len(pyname) + 5)))
     outs = fn.outputs
     doc = _wrap(fn.c_prototype() + ";", width=76, indent="    ")
     ret_doc = ""
@@ -227,7 +293,7 @@ def _render_function(fn):
         ret_doc = (f"\n\n    Returns {', '.join(p.name for p in outs)}"
                    f"{' (a tuple)' if len(outs) > 1 else ''}.")
     lines.append(f'    """{doc}{ret_doc}\n    """')
-    lines.append(f"    global _p_{fn.name}")
+    lines.append(f"    global _p_{pyname}")
     lines.append("    cdef int _status")
     for p in fn.params:
         if p.mark in ("OUT", "INOUT"):
@@ -244,8 +310,8 @@ def _render_function(fn):
             lines.append(f"        _seq_{p.name} = {p.pyname}")
             lines.append(f"        if _seq_{p.name}.size():")
             lines.append(f"            _ptr_{p.name} = _seq_{p.name}.data()")
-    lines.append(f"    if _p_{fn.name} == NULL:")
-    lines.append(f"        _p_{fn.name} = _resolve(\"{fn.name}\")")
+    lines.append(f"    if _p_{pyname} == NULL:")
+    lines.append(f"        _p_{pyname} = _resolve(\"{fn.name}\")")
     call_args = []
     for p in fn.params:
         if p.mark in ("OUT", "INOUT"):
@@ -257,7 +323,7 @@ def _render_function(fn):
         else:
             call_args.append(p.pyname)
     lines.append("    with nogil:")
-    lines.append(_wrap(f"        _status = (<{ptr_t}>_p_{fn.name})({', '.join(call_args)})",
+    lines.append(_wrap(f"        _status = (<{ptr_t}>_p_{pyname})({', '.join(call_args)})",
                        indent=" " * 12))
     lines.append("    if _status != 0:")
     lines.append(f"        _raise(\"{fn.name}\", _status)")
@@ -314,9 +380,37 @@ def render_pyx(decls):
         out.append("")
         out.append(_render_function(fn))
         out.append("")
+    if decls.variants:
+        out += _render_variants(decls)
     text = "\n".join(out)
     # __all__ can be long: break it over lines.
     return _reflow_all(text)
+
+
+def _render_variants(decls):
+    out = ["", "# Other library versions (see _declarations/"
+           f"{decls.lib}.h): enums by type, and the",
+           "# prototypes whose ABI differs, bound under private names.",
+           "_ENUMS = {"]
+    for enum, items in decls.enums:
+        out.append(f"    {enum!r}: {dict(items)!r},")
+    out.append("}")
+    out.append("_VARIANT_ENUMS = {")
+    for v in decls.variants:
+        out.append(f"    {v.name!r}: {{")
+        for enum, items in v.enums:
+            if items:
+                out.append(f"        {enum!r}: {dict(items)!r},")
+            else:
+                out.append(f"        {enum!r}: None,")
+        out.append("    },")
+    out.append("}")
+    out.append("")
+    for v, fn in variant_bindings(decls):
+        out.append("")
+        out.append(_render_function(fn, pyname=f"_{v.name}_{fn.name}"))
+        out.append("")
+    return out
 
 
 def _reflow_all(text):
@@ -368,10 +462,38 @@ def check_source(lib):
     """
     d = parse(lib)
     out = [f"#include <{d.header}>", "#include <cstdint>", "#include <type_traits>", ""]
-    for fn in d.functions:
+    if len(d.variants) > 1:
+        raise ValueError("check_source handles one variant")
+    variant = d.variants[0] if d.variants else None
+    v_funcs = {f.name for f in variant.functions} if variant else set()
+    v_enums = {e for e, _ in variant.enums} if variant else set()
+
+    def check_fn(fn):
         params = ", ".join(p.c_decl for p in fn.params)
         out.append(f"static auto* const chk_{fn.name} = static_cast<{fn.ret} (*)({params})>"
                    f"(&{fn.name});")
+
+    def check_enum(items):
+        for n, v in items:
+            out.append(f"static_assert((long long){n} == {v}LL, \"{n}\");")
+
+    for fn in d.functions:
+        if fn.name not in v_funcs:
+            check_fn(fn)
+    if variant:
+        out.append(f"#if {variant.condition}")
+        for fn in variant.functions:
+            check_fn(fn)
+        for _, items in variant.enums:
+            check_enum(items)
+        out.append("#else")
+        for fn in d.functions:
+            if fn.name in v_funcs:
+                check_fn(fn)
+        for enum, items in d.enums:
+            if enum in v_enums:
+                check_enum(items)
+        out.append("#endif")
     out.append(f"static_assert(sizeof({d.status}) == sizeof(int), \"status\");")
     seen = set()
     for fn in d.functions:
@@ -394,8 +516,8 @@ def check_source(lib):
                 out.append(f"static_assert(std::is_enum<{p.base}>::value && "
                            f"sizeof({p.base}) == sizeof(int), \"{p.base}\");")
     for enum, items in d.enums:
-        for n, v in items:
-            out.append(f"static_assert((long long){n} == {v}LL, \"{n}\");")
+        if enum not in v_enums:
+            check_enum(items)
     for n, v in d.defines:
         out.append(f"static_assert((long long)({n}) == {v}LL, \"{n}\");")
     out.append("int main() { return 0; }")

@@ -2,9 +2,14 @@
 
 Libraries are found by ``cuda.pathfinder.load_nvidia_dynamic_lib`` (wheels in
 site-packages, then ``CUDA_PATH``/``CUDA_HOME``, then the system's search
-path). cuDSS, which this pathfinder does not know yet, is looked for beside
-the other ``nvidia`` wheels, then by its soname. Nothing is loaded at import:
-the first call of a bound function loads its library and resolves its symbol.
+path). When that fails (an older pathfinder that does not know cuDSS, or
+one that insists on a dependency that is not installed), the library is
+looked for in the ``nvidia/cu13|cu12/lib`` folders of the wheels, the
+toolkit's ``lib64``, the folders of ``LD_LIBRARY_PATH`` (read now, so a
+folder added after start-up counts), then by soname; cuDSS under each of its
+sonames, newest first (``libcudss.so.1`` for 1.x, ``libcudss.so.0`` for
+0.x). Nothing is loaded at import: the first call of a bound function loads
+its library and resolves its symbol.
 """
 
 import ctypes
@@ -34,7 +39,13 @@ _PROPERTY = {"cublas": "cublasGetProperty", "cusolver": "cusolverGetProperty",
              "cufft": "cufftGetProperty", "cusparse": "cusparseGetProperty",
              "curand": "curandGetProperty", "cudss": "cudssGetProperty"}
 
+# Sonames tried in this order in each folder (newest major first), then by
+# the dynamic linker's own search.
 _SONAMES = {"cudss": ("libcudss.so.1", "libcudss.so.0", "libcudss.so")}
+
+# Libraries loaded (through cuda.pathfinder, best effort) before the fallback
+# opens one by path: libcudss.so.1 has libnvrtc.so.13 as a NEEDED entry.
+_PRELOAD = {"cudss": ("nvrtc",)}
 
 
 class LibraryNotFoundError(ImportError):
@@ -57,21 +68,49 @@ def _load_with_pathfinder(name):
     return lib, loaded.abs_path
 
 
-def _load_fallback(name):
-    candidates = []
+def _fallback_dirs(name):
+    """Folders searched by the fallback, in order."""
+    dirs = []
     try:
         import nvidia
         for root in nvidia.__path__:
             for sub in ("cu13", "cu12", name):
-                candidates += sorted(glob.glob(os.path.join(root, sub, "lib",
-                                                            f"lib{name}.so*")))
+                dirs.append(os.path.join(root, sub, "lib"))
     except ImportError:
         pass
     for home in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
                  "/usr/local/cuda"):
         if home:
-            candidates += sorted(glob.glob(os.path.join(home, "lib64", f"lib{name}.so*")))
-    candidates += list(_SONAMES.get(name, (f"lib{name}.so",)))
+            dirs.append(os.path.join(home, "lib64"))
+    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    return list(dict.fromkeys(dirs))
+
+
+def _fallback_candidates(name):
+    """Paths (then bare sonames) the fallback tries to open, in order.
+
+    In each folder the known sonames come first, newest major first, then
+    any other ``lib<name>.so*`` in name order.
+    """
+    sonames = _SONAMES.get(name, ())
+    candidates = []
+    for d in _fallback_dirs(name):
+        found = [os.path.join(d, s) for s in sonames if os.path.exists(os.path.join(d, s))]
+        found += [p for p in sorted(glob.glob(os.path.join(d, f"lib{name}.so*")))
+                  if p not in found]
+        candidates += found
+    candidates += list(sonames or (f"lib{name}.so",))
+    return list(dict.fromkeys(candidates))
+
+
+def _load_fallback(name):
+    for dep in _PRELOAD.get(name, ()):
+        try:
+            from cuda import pathfinder
+            pathfinder.load_nvidia_dynamic_lib(dep)
+        except Exception:
+            pass
+    candidates = _fallback_candidates(name)
     errors = []
     for path in candidates:
         try:

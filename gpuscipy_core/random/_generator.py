@@ -114,7 +114,8 @@ class Philox:
         units = -(-n // per)
         key, lo, hi = self._take(units)
         vec = out.ptr % 16 == 0
-        K.launch_units(K.philox_source(kind, code, vec), units, (out, n, key, lo, hi))
+        K.launch_units(K.philox_source(kind, code, vec), units, (out, n, key, lo, hi),
+                       per_thread=K.UNITS_PER_THREAD)
         return out
 
     def random_raw(self, size=None):
@@ -293,7 +294,8 @@ class Generator:
 
         Box-Muller transform of pairs of uniforms (G. E. P. Box and M. E.
         Muller, Ann. Math. Statist. 29(2), 1958), computed in the output
-        precision. The tails are cut at 5.77 (float32) and 8.57 (float64),
+        precision with straight-line log/sin/cos kernels (``_philox.cuh``:
+        float32 within a few ulp of the exact transform, float64 ~1 ulp). The tails are cut at 5.77 (float32) and 8.57 (float64),
         where the uniforms' resolution ends; probability mass lost: 8e-9
         and 1e-17.
 

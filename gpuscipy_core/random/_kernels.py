@@ -12,10 +12,11 @@ Outputs per unit (``UNIT``):
 kernel              per unit   words used
 ==================  =========  ===========================================
 raw (uint32)        4          w0, w1, w2, w3
+raw (uint64)        2          (w1:w0), (w3:w2)
 uniform float32     4          one word each (24 bits)
 uniform float64     2          (w0, w1), (w2, w3)   (53 bits each)
 normal float32      4          Box-Muller on (w0, w1) and (w2, w3)
-normal float64      2          Box-Muller on two 53-bit uniforms
+normal float64      2          Box-Muller: radius from (w0, w1), angle (w2, w3)
 integers            1          two 64-bit candidates, more on rejection
 choice with p       2          one 53-bit uniform each, inverse CDF
 ==================  =========  ===========================================
@@ -36,22 +37,37 @@ __all__ = ["UNIT", "philox_source", "integers_source", "choice_p_source",
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _BLOCK = 256
 
-UNIT = {("raw", "u4"): 4, ("uniform", "f4"): 4, ("uniform", "f8"): 2,
-        ("normal", "f4"): 4, ("normal", "f8"): 2}
+UNIT = {("raw", "u4"): 4, ("raw", "u8"): 2, ("uniform", "f4"): 4,
+        ("uniform", "f8"): 2, ("normal", "f4"): 4, ("normal", "f8"): 2}
 
-_CTYPE = {"u4": "unsigned int", "f4": "float", "f8": "double"}
+_CTYPE = {"u4": "unsigned int", "u8": "unsigned long long", "f4": "float",
+          "f8": "double"}
 
+# {b}: the unit's Philox block, {v}: its outputs
 _FILL = {
-    ("raw", "u4"): "v.v[0] = b.w[0]; v.v[1] = b.w[1]; v.v[2] = b.w[2]; v.v[3] = b.w[3];",
-    ("uniform", "f4"): ("v.v[0] = P::to_float(b.w[0]); v.v[1] = P::to_float(b.w[1]); "
-                        "v.v[2] = P::to_float(b.w[2]); v.v[3] = P::to_float(b.w[3]);"),
-    ("uniform", "f8"): ("v.v[0] = P::to_double(b.w[0], b.w[1]); "
-                        "v.v[1] = P::to_double(b.w[2], b.w[3]);"),
-    ("normal", "f4"): ("P::box_muller(P::to_float(b.w[0]), P::to_float(b.w[1]), v.v[0], v.v[1]); "
-                       "P::box_muller(P::to_float(b.w[2]), P::to_float(b.w[3]), v.v[2], v.v[3]);"),
-    ("normal", "f8"): ("P::box_muller(P::to_double(b.w[0], b.w[1]), "
-                       "P::to_double(b.w[2], b.w[3]), v.v[0], v.v[1]);"),
+    ("raw", "u4"): "{v}.v[0] = {b}.w[0]; {v}.v[1] = {b}.w[1]; {v}.v[2] = {b}.w[2]; "
+                   "{v}.v[3] = {b}.w[3];",
+    # the same bytes as the u4 stream (little endian): first word low
+    ("raw", "u8"): "{v}.v[0] = ((u64){b}.w[1] << 32) | {b}.w[0]; "
+                   "{v}.v[1] = ((u64){b}.w[3] << 32) | {b}.w[2];",
+    ("uniform", "f4"): ("{v}.v[0] = P::to_float({b}.w[0]); {v}.v[1] = P::to_float({b}.w[1]); "
+                        "{v}.v[2] = P::to_float({b}.w[2]); {v}.v[3] = P::to_float({b}.w[3]);"),
+    ("uniform", "f8"): ("{v}.v[0] = P::to_double({b}.w[0], {b}.w[1]); "
+                        "{v}.v[1] = P::to_double({b}.w[2], {b}.w[3]);"),
+    # two Box-Muller pairs: (radius word, angle word) = (w0, w1), (w2, w3)
+    ("normal", "f4"): ("P::normal_pair({b}.w[0], {b}.w[1], {v}.v[0], {v}.v[1]); "
+                       "P::normal_pair({b}.w[2], {b}.w[3], {v}.v[2], {v}.v[3]);"),
+    # one pair: radius from 52 bits of (w0, w1), angle from 53 bits of (w2, w3)
+    ("normal", "f8"): "P::normal_pair({b}.w[0], {b}.w[1], {b}.w[2], {b}.w[3], "
+                      "{v}.v[0], {v}.v[1]);",
 }
+
+# Units per thread and tile: a block handles tiles of UNITS_PER_THREAD *
+# blockDim units, thread t the units tile + t + k * blockDim (k <
+# UNITS_PER_THREAD), so each store instruction of a warp is one contiguous
+# 512-byte run, and the key schedule is shared by the interleaved Philox
+# evaluations.
+UNITS_PER_THREAD = 2
 
 _launch_override = {"block": None, "grid": None}
 
@@ -76,7 +92,7 @@ def philox_source(kind, code, vec):
     Parameters
     ----------
     kind : {"raw", "uniform", "normal"}
-    code : {"u4", "f4", "f8"}
+    code : {"u4", "u8", "f4", "f8"}
         Output dtype (``numpy.dtype.str[1:]``).
     vec : bool
         Store a unit's outputs with one 16-byte access (the output pointer
@@ -85,27 +101,60 @@ def philox_source(kind, code, vec):
     Returns
     -------
     (source, name) : (str, str)
+
+    Notes
+    -----
+    The kernel walks tiles of ``UNITS_PER_THREAD * blockDim.x`` units in a
+    grid-stride loop; unit ``j`` always reads Philox block ``counter + j``
+    and writes outputs ``j * per .. j * per + per - 1``, whichever thread
+    computes it. Whole tiles take a branch-free path (all Philox blocks
+    first, then one 16-byte store per unit); the last, partial tile checks
+    every index.
     """
     per = UNIT[(kind, code)]
     t = _CTYPE[code]
+    U = UNITS_PER_THREAD
     name = f"gs_philox_{kind}_{code}{'_v' if vec else ''}"
+    fill_b = _FILL[(kind, code)].format(b="b[u]", v="v")
+    fill_1 = _FILL[(kind, code)].format(b="b1", v="v")
+    vec_s = "true" if vec else "false"
     src = _prelude() + f"""
 extern "C" __global__ void __launch_bounds__({_BLOCK})
 {name}({t}* __restrict__ out, long long n, u64 key, u64 ctr_lo, u64 ctr_hi) {{
+  typedef gs::vec<{t}, {per}> V;
   const long long units = (n + {per - 1}) / {per};
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < units;
-       j += stride) {{
-    const P::block4 b = P::block_at(key, ctr_lo, ctr_hi, (u64)j);
-    gs::vec<{t}, {per}> v;
-    {_FILL[(kind, code)]}
-    const long long base = j * {per};
-    if ({'true' if vec else 'false'} && base + {per} <= n) {{
-      *(gs::vec<{t}, {per}>*)(out + base) = v;
-    }} else {{
+  const long long full = n / {per};          // units with every output in range
+  const long long tile = (long long)blockDim.x * {U};
+  const long long step = (long long)gridDim.x * tile;
+  for (long long t0 = (long long)blockIdx.x * tile; t0 < units; t0 += step) {{
+    const long long j0 = t0 + threadIdx.x;
+    if ({vec_s} && t0 + tile <= full) {{
+      P::block4 b[{U}];
 #pragma unroll
-      for (int k = 0; k < {per}; ++k)
-        if (base + k < n) out[base + k] = v.v[k];
+      for (int u = 0; u < {U}; ++u)
+        b[u] = P::block_at(key, ctr_lo, ctr_hi, (u64)(j0 + (long long)u * blockDim.x));
+#pragma unroll
+      for (int u = 0; u < {U}; ++u) {{
+        V v;
+        {fill_b}
+        *(V*)(out + (j0 + (long long)u * blockDim.x) * {per}) = v;
+      }}
+    }} else {{
+      for (int u = 0; u < {U}; ++u) {{
+        const long long j = j0 + (long long)u * blockDim.x;
+        if (j >= units) break;
+        const P::block4 b1 = P::block_at(key, ctr_lo, ctr_hi, (u64)j);
+        V v;
+        {fill_1}
+        const long long base = j * {per};
+        if ({vec_s} && base + {per} <= n) {{
+          *(V*)(out + base) = v;
+        }} else {{
+#pragma unroll
+          for (int k = 0; k < {per}; ++k)
+            if (base + k < n) out[base + k] = v.v[k];
+        }}
+      }}
     }}
   }}
 }}
@@ -236,15 +285,16 @@ def _grid(units, block):
     return max(1, min(-(-units // block), n * 16))
 
 
-def launch_units(source_name, units, args):
-    """Launch kernel ``(source, name)`` over ``units`` units with ``args``."""
+def launch_units(source_name, units, args, per_thread=1):
+    """Launch kernel ``(source, name)`` over ``units`` units with ``args``
+    (``per_thread``: units a thread handles per loop trip)."""
     if units <= 0:
         return
     from .._kernel._module import get_function
     source, name = source_name
     block = _launch_override["block"] or _BLOCK
     f = get_function(source, name)
-    f((_grid(units, block), 1, 1), (block, 1, 1), args)
+    f((_grid(-(-units // per_thread), block), 1, 1), (block, 1, 1), args)
 
 
 def u64(x):

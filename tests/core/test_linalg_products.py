@@ -223,6 +223,311 @@ def test_einsum_sublist_form():
         L._einsum_args(10, [[0, 52]])
 
 
+# ---------------------------------------------------------------- emulated device
+#
+# The whole Python path of every function (argument checks, layouts, casts,
+# batching, overlap handling, the cuBLAS and kernel argument lists) runs on
+# the CPU: device arrays are NumPy arrays with a ``ptr``, and the cuBLAS
+# entry points and the integer kernel are replaced by NumPy emulations that
+# read and write raw memory exactly as the real calls define it.
+
+class _HostArray(np.ndarray):
+    """A NumPy array standing in for a device array."""
+
+    @property
+    def ptr(self):
+        return self.__array_interface__["data"][0]
+
+
+def _h(x):
+    return np.asarray(x).view(_HostArray)
+
+
+def _raw(ptr, dt, rows, cols, ld, stride, batch):
+    """(batch, rows, cols) column-major matrices at ``ptr`` (elements)."""
+    import ctypes
+    it = dt.itemsize
+    lo = min(0, (batch - 1) * stride)
+    hi = max(0, (batch - 1) * stride) + (cols - 1) * ld + rows
+    buf = np.frombuffer((ctypes.c_char * ((hi - lo) * it)).from_address(ptr + lo * it), dt)
+    return as_strided(buf[-lo:], (batch, rows, cols), (stride * it, it, ld * it))
+
+
+def _scalar(ptr, dt):
+    import ctypes
+    return np.frombuffer((ctypes.c_char * dt.itemsize).from_address(ptr), dt)[0]
+
+
+CALLS = []
+
+
+def _fake_gemm(dt, compute=None, batched=True, ex=False):
+    dt = np.dtype(dt)
+
+    def f(h, ta, tb, m, n, k, alpha, A, *rest):
+        from gpuscipy_core.libs import cublas
+        from gpuscipy_core import libs as libs_types
+        assert h == 12345
+        if ex:
+            types = (0, 4, 9) if batched else (0, 3, 7)
+            assert all(rest[i] == libs_types.CUDA_R_16F for i in types)
+            rest = [r for i, r in enumerate(rest) if i not in types]   # drop types
+            assert rest[-2:] == [cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT]
+            rest = rest[:-2]   # drop computeType, algo
+        if batched:
+            lda, sa, B, ldb, sb, beta, C, ldc, sc, count = rest
+        else:
+            lda, B, ldb, beta, C, ldc = rest
+            sa = sb = sc = 0
+            count = 1
+        N = cublas.CUBLAS_OP_N
+        assert lda >= max(1, m if ta == N else k)
+        assert ldb >= max(1, k if tb == N else n)
+        assert ldc >= max(1, m)
+        x = _raw(A, dt, m, k, lda, sa, count) if ta == N else \
+            _raw(A, dt, k, m, lda, sa, count).transpose(0, 2, 1)
+        y = _raw(B, dt, k, n, ldb, sb, count) if tb == N else \
+            _raw(B, dt, n, k, ldb, sb, count).transpose(0, 2, 1)
+        c = _raw(C, dt, m, n, ldc, sc, count)
+        cdt = np.dtype(compute or dt)
+        a_ = _scalar(alpha, cdt)
+        assert _scalar(beta, cdt) == 0
+        c[...] = (a_ * (x.astype(cdt) @ y.astype(cdt))).astype(dt)
+        CALLS.append(("gemm", dt.char, count))
+    return f
+
+
+class _FakeKernel:
+    def __call__(self, grid, block, args, shared_mem=0, stream=None):
+        a, b, c, m, n, k, batch, *st = args
+        assert block == (16, 16, 1) and grid[1] <= 65535 and grid[2] <= 65535
+        it = c.itemsize
+        av = as_strided(a, (batch, m, k), tuple(s * it for s in st[0:3]))
+        bv = as_strided(b, (batch, k, n), tuple(s * it for s in st[3:6]))
+        cv = as_strided(c, (batch, m, n), tuple(s * it for s in st[6:9]))
+        wide = av.astype(np.int64).astype(np.uint64) @ bv.astype(np.int64).astype(np.uint64)
+        cv[...] = (wide != 0) if c.dtype == np.bool_ else wide.astype(c.dtype)
+        CALLS.append(("kernel", c.dtype.char, batch))
+
+
+@pytest.fixture
+def emulated(monkeypatch):
+    """Run _linalg on host arrays with emulated cuBLAS and kernel."""
+    from gpuscipy_core import libs
+    from gpuscipy_core.libs import cublas
+    from gpuscipy_core._kernel import _module
+    from gpuscipy_core._routines import _math, _reduction
+    monkeypatch.setattr(L, "ndarray", _HostArray)
+    monkeypatch.setattr(L, "_strided_view",
+                        lambda a, shape, strides, ptr: _h(as_strided(a, shape, strides)))
+    monkeypatch.setattr(L, "_empty", lambda shape, dt: np.empty(shape, dt).view(_HostArray))
+    monkeypatch.setattr(L, "_fill", lambda x, v: x.fill(v))
+    monkeypatch.setattr(L, "_asarray", lambda x: x if isinstance(x, _HostArray) else _h(x))
+    monkeypatch.setattr(L, "_multiply",
+                        lambda a, b, out=None: _h(np.multiply(a, b, out=out)))
+    monkeypatch.setattr(_math, "conj", lambda x, out=None: _h(np.conj(x)))
+    monkeypatch.setattr(_reduction, "sum",
+                        lambda x, axis=None, dtype=None: _h(np.sum(x, axis=axis, dtype=dtype)))
+    monkeypatch.setattr(_reduction, "any", lambda x, axis=None: _h(np.any(x, axis=axis)))
+    monkeypatch.setattr(libs, "get_handle", lambda name: 12345)
+    for ch, t in zip("SDCZ", "fdFD"):
+        monkeypatch.setattr(cublas, f"cublas{ch}gemm_v2", _fake_gemm(t, batched=False))
+        monkeypatch.setattr(cublas, f"cublas{ch}gemmStridedBatched", _fake_gemm(t))
+    monkeypatch.setattr(cublas, "cublasGemmEx", _fake_gemm("e", "f", False, True))
+    monkeypatch.setattr(cublas, "cublasGemmStridedBatchedEx", _fake_gemm("e", "f", True, True))
+    monkeypatch.setattr(_module, "get_function", lambda src, name, options=(): _FakeKernel())
+    CALLS.clear()
+    yield CALLS
+
+
+def _emu_tol(dt, k):
+    dt = np.dtype(dt)
+    if dt.kind in "biu":
+        return {}
+    return {"e": dict(rtol=2e-3, atol=2e-3 * k), "f": dict(rtol=1e-5, atol=1e-5 * k),
+            "F": dict(rtol=1e-5, atol=1e-5 * k)}.get(dt.char, dict(rtol=1e-12, atol=1e-12 * k))
+
+
+def _cmp(got, want, **tol):
+    want = np.asarray(want)
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, **tol)
+
+
+def _views(h):
+    """Layouts of one host array: name -> view builder (same values)."""
+    def transposed(x):
+        return np.ascontiguousarray(np.swapaxes(x, -1, -2)).swapaxes(-1, -2) \
+            if x.ndim >= 2 else x
+
+    def step(x):
+        if x.ndim >= 2:
+            return np.repeat(np.repeat(x, 2, axis=-1), 2, axis=-2)[..., ::2, ::2]
+        return np.repeat(x, 2)[::2]
+
+    return {
+        "C": lambda x: x,
+        "T": transposed,
+        "slice": lambda x: np.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, 3)])[..., :x.shape[-1]],
+        "neg": lambda x: np.flip(np.flip(x, -1).copy(), -1),
+        "step": step,
+    }
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shapes", [
+    ((3, 4), (4, 5)), ((4,), (4,)), ((4,), (4, 3)), ((3, 4), (4,)), ((2, 3, 4), (4, 5)),
+    ((4,), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((0, 4), (4, 3)), ((3, 0), (0, 5)),
+    ((1, 1), (1, 1)), ((17, 33), (33, 9))], ids=str)
+def test_emulated_matmul(emulated, shapes, dtype):
+    ha, hb = _rand(shapes[0], dtype, 1), _rand(shapes[1], dtype, 2)
+    with np.errstate(all="ignore"):
+        want = np.matmul(ha, hb)
+    for va, vb in [("C", "C"), ("T", "slice"), ("step", "neg"), ("slice", "T")]:
+        xa, xb = _views(ha)[va](_h(ha)), _views(hb)[vb](_h(hb))
+        np.testing.assert_array_equal(xa, ha)
+        np.testing.assert_array_equal(xb, hb)
+        _cmp(L.matmul(xa, xb), want, **_emu_tol(dtype, ha.shape[-1]))
+
+
+def test_emulated_matmul_paths(emulated):
+    """Which call runs: one strided-batched call for a uniform batch,
+    split calls otherwise, the kernel for integers."""
+    ha, hb = _rand((6, 3, 4), "f8", 3), _rand((4, 5), "f8", 4)
+    _cmp(L.matmul(_h(ha), _h(hb)), ha @ hb, rtol=1e-12)
+    assert emulated[-1] == ("gemm", "d", 6)
+    emulated.clear()
+    # non-uniform batch: (3, 2) batch of a transposed-batch operand
+    hc = _rand((3, 2, 4, 5), "c16", 5)
+    xc = _h(np.ascontiguousarray(hc.transpose(1, 0, 2, 3))).transpose(1, 0, 2, 3)
+    hd = _rand((2, 5, 3), "c16", 6)
+    _cmp(L.matmul(xc, _h(hd)), hc @ hd, rtol=1e-12)
+    assert emulated == [("gemm", "D", 2)] * 3
+    emulated.clear()
+    _cmp(L.matmul(_h(ha.astype("i2")), _h(hb.astype("i2"))),
+         ha.astype("i2") @ hb.astype("i2"))
+    assert emulated == [("kernel", "h", 6)]
+
+
+@pytest.mark.parametrize("pair", [("f4", "f8"), ("i1", "u1"), ("?", "i4"), ("i8", "f4"),
+                                  ("c8", "f8"), ("e", "f4"), ("u8", "i8"), ("?", "?")],
+                         ids=str)
+def test_emulated_mixed_dtypes_and_dtype_arg(emulated, pair):
+    ha, hb = _rand((3, 5), pair[0], 3), _rand((5, 2), pair[1], 4)
+    want = np.matmul(ha, hb)
+    _cmp(L.matmul(_h(ha), _h(hb)), want, **_emu_tol(want.dtype, 5))
+    want = np.matmul(ha, hb, dtype="c16")
+    _cmp(L.matmul(_h(ha), _h(hb), dtype="c16"), want, **_emu_tol("c16", 5))
+
+
+def test_emulated_operator(emulated):
+    ha, hb = _rand((3, 4), "f8", 1), _rand((4, 2), "f8", 2)
+    _cmp(L._matmul_operator(_h(ha), hb, False), ha @ hb, rtol=1e-12)
+    _cmp(L._matmul_operator(_h(hb), ha, True), ha @ hb, rtol=1e-12)
+    _cmp(L._matmul_operator(_h(ha), hb.tolist(), False), ha @ hb, rtol=1e-12)
+    for bad in ("x", object(), np.array(["a"]), ["a", "b"], None):
+        assert L._matmul_operator(_h(ha), bad, False) is NotImplemented
+        assert L._matmul_operator(_h(ha), bad, True) is NotImplemented
+    with pytest.raises(ValueError, match="does not have enough dimensions"):
+        L._matmul_operator(_h(ha), 2.0, False)
+
+
+@pytest.mark.parametrize("dtype", ["f8", "i4", "c8"])
+def test_emulated_out_alias_and_cast(emulated, dtype):
+    ha, hb = _rand((4, 4), dtype, 7), _rand((4, 4), dtype, 8)
+    xa = _h(ha.copy())
+    r = L.matmul(xa, _h(hb), out=xa)          # a @= b
+    assert r is xa
+    _cmp(xa, ha @ hb, **_emu_tol(dtype, 4))
+    out = _h(np.zeros((4, 4), "c16")).T
+    assert L.matmul(_h(ha), _h(hb), out=out) is out
+    _cmp(out, (ha @ hb).astype("c16"), **_emu_tol(dtype, 4))
+    with pytest.raises(TypeError, match="output"):
+        L.matmul(_h(ha), _h(hb), out=_h(np.zeros((4, 4), "?")))
+    with pytest.raises(ValueError, match="core dimension 1"):
+        L.matmul(_h(ha), _h(hb), out=_h(np.zeros((4, 5), dtype)))
+
+
+@pytest.mark.parametrize("shapes", [((), (3, 3)), ((2, 3), (4, 5)), ((2, 2, 3), (3, 3, 2)),
+                                    ((3,), (4,))], ids=str)
+def test_emulated_matmul_errors(emulated, shapes):
+    ha, hb = np.ones(shapes[0]), np.ones(shapes[1])
+    npe, gpe = assert_raises_like(lambda: np.matmul(ha, hb),
+                                  lambda: L.matmul(_h(ha), _h(hb)))
+    assert str(gpe) == str(npe)
+
+
+@pytest.mark.parametrize("dtype", ["f8", "c16", "i2", "?", "f4"])
+@pytest.mark.parametrize("shapes", [((), (3,)), ((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 3)),
+                                    ((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)),
+                                    ((3, 4), (2, 4, 5)), ((0, 4), (3, 4, 2))], ids=str)
+def test_emulated_dot(emulated, shapes, dtype):
+    ha, hb = _rand(shapes[0], dtype, 20), _rand(shapes[1], dtype, 21)
+    with np.errstate(all="ignore"):
+        want = np.dot(ha, hb)
+    _cmp(L.dot(_h(ha), _h(hb)), want, **_emu_tol(dtype, 4))
+    if len(shapes[1]) >= 3:
+        out = _h(np.empty(want.shape, want.dtype))
+        assert L.dot(_h(ha), _h(hb), out=out) is out
+        _cmp(out, want, **_emu_tol(dtype, 4))
+
+
+def test_emulated_dot_errors(emulated):
+    for sa, sb in [((2, 3), (4, 5)), ((3,), (4,)), ((2, 3), (4,)), ((2, 3), (2, 4, 3))]:
+        npe, gpe = assert_raises_like(lambda: np.dot(np.ones(sa), np.ones(sb)),
+                                      lambda: L.dot(_h(np.ones(sa)), _h(np.ones(sb))))
+        assert str(gpe) == str(npe)
+    with pytest.raises(ValueError, match="output array is not acceptable"):
+        L.dot(_h(np.ones((2, 3))), _h(np.ones((3, 4))), out=_h(np.ones((4, 2))).T)
+
+
+@pytest.mark.parametrize("dtype", ["f8", "c16", "i4", "?"])
+def test_emulated_vdot_inner_outer_kron_tensordot(emulated, dtype):
+    ha, hb = _rand((3, 4), dtype, 24), _rand((12,), dtype, 25)
+    tol = _emu_tol(dtype, 12)
+    _cmp(L.vdot(_h(ha).T, _h(hb)), np.vdot(ha.T, hb), **tol)
+    hc = _rand((5, 4), dtype, 26)
+    _cmp(L.inner(_h(ha), _h(hc)), np.inner(ha, hc), **tol)
+    _cmp(L.inner(_h(ha[0]), _h(hc[1])), np.inner(ha[0], hc[1]), **tol)
+    _cmp(L.outer(_h(ha), _h(hb)), np.outer(ha, hb), **tol)
+    _cmp(L.kron(_h(ha), _h(hb)), np.kron(ha, hb), **tol)
+    _cmp(L.kron(_h(ha[0, 0]), _h(hb)), np.kron(ha[0, 0], hb), **tol)
+    for sa, sb, axes in TENSORDOT_CASES:
+        x, y = _rand(sa, dtype, 30), _rand(sb, dtype, 31)
+        _cmp(L.tensordot(_h(x), _h(y), axes), np.tensordot(x, y, axes),
+             **_emu_tol(dtype, 20))
+
+
+@pytest.mark.parametrize("dtype", ["f8", "c16", "i1", "?"])
+def test_emulated_einsum(emulated, dtype):
+    for subs, shapes in EINSUM_CASES:
+        hs = [_rand(sh, dtype, 40 + i) for i, sh in enumerate(shapes)]
+        with np.errstate(all="ignore"):
+            want = np.asarray(np.einsum(subs, *hs))
+        got = L.einsum(subs, *[_h(x) for x in hs])
+        try:
+            _cmp(got, want, **_emu_tol(dtype, 60))
+        except AssertionError as e:
+            raise AssertionError(f"{subs} {shapes}: {e}") from None
+
+
+def test_emulated_einsum_dtype_and_out(emulated):
+    ha, hb = _rand((3, 4), "f4", 52), _rand((4, 2), "f4", 53)
+    _cmp(L.einsum("ij,jk->ik", _h(ha), _h(hb), dtype="f8"),
+         np.einsum("ij,jk->ik", ha, hb, dtype="f8"), rtol=1e-12)
+    out = _h(np.empty((3, 2), "f8"))
+    assert L.einsum("ij,jk->ik", _h(ha), _h(hb), out=out) is out
+    with pytest.raises(TypeError):
+        L.einsum("ij,jk", _h(ha.astype("f8")), _h(hb), dtype="f4")
+    _cmp(L.einsum(_h(ha), [0, 1], _h(hb), [1, 2], [2, 0]),
+         np.einsum(ha, [0, 1], hb, [1, 2], [2, 0]), rtol=1e-5)
+
+
 # ================================================================ GPU
 
 def _gp():

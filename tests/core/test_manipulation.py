@@ -124,6 +124,57 @@ def test_pad(dtype, mode, kw):
 
 
 @gpu
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.float16, np.float32,
+                                   np.float64, np.bool_], ids=dtype_id)
+@pytest.mark.parametrize("mode", ["maximum", "minimum", "mean", "median"])
+def test_pad_stat_modes_on_device(dtype, mode):
+    # computed on the device axis by axis (NumPy's order: the statistic of a
+    # later axis sees the pads of the earlier ones); integer mean/median round
+    import gpuscipy_core as gp
+    h = random_array((3, 4, 5), dtype, 11)
+    if dtype == np.float64:
+        h[1, 2, 3] = np.nan
+    g = gp.asarray(h)
+    # A float mean is summed in another order (and, for float16/float32, in a
+    # wider type) than NumPy's pairwise sum: the rounding error of the sum is
+    # bounded by a few ulps of max|x|, not of the (possibly cancelling) mean.
+    tol = {}
+    if mode == "mean" and np.dtype(dtype).kind == "f":
+        finite = np.abs(h[np.isfinite(h)]).astype(np.float64)
+        tol = dict(rtol=0, atol=8 * float(np.finfo(dtype).eps) * float(finite.max()))
+    kind = "arith" if tol else "exact"
+    for pw, sl in [(1, None), ((2, 3), 2), (((1, 0), (0, 2), (3, 1)), (1, 3)),
+                   (7, ((2, 1), (1, 2), (4, 4))), (0, None)]:
+        kw = {} if sl is None else {"stat_length": sl}
+        assert_parity(gp.pad(g, pw, mode, **kw), np.pad(h, pw, mode, **kw), kind=kind,
+                      **tol)
+    assert_parity(gp.pad(g[::-1, :, ::2], 2, mode), np.pad(h[::-1, :, ::2], 2, mode),
+                  kind=kind, **tol)
+    if mode in ("maximum", "minimum"):
+        assert_raises_like(lambda: np.pad(h, 1, mode, stat_length=0),
+                           lambda: gp.pad(g, 1, mode, stat_length=0),
+                           match="stat_length of 0")
+    assert_raises_like(lambda: np.pad(h, 1, mode, stat_length=-1),
+                       lambda: gp.pad(g, 1, mode, stat_length=-1), match="negative")
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.int16, np.uint8, np.float32, np.complex128], ids=dtype_id)
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_pad_odd_reflection_wider_than_the_array(dtype, mode):
+    # NumPy reflects period by period, each round on what is already padded
+    import gpuscipy_core as gp
+    h = random_array((4, 3), dtype, 12)
+    g = gp.asarray(h)
+    for pw in (9, (0, 11), ((13, 2), (5, 7)), ((1, 1), (0, 8))):
+        assert_parity(gp.pad(g, pw, mode, reflect_type="odd"),
+                      np.pad(h, pw, mode, reflect_type="odd"), kind="exact")
+    h1 = random_array((1, 3), dtype, 13)
+    assert_parity(gp.pad(gp.asarray(h1), 5, mode, reflect_type="odd"),
+                  np.pad(h1, 5, mode, reflect_type="odd"), kind="exact")
+
+
+@gpu
 def test_pad_errors():
     import gpuscipy_core as gp
     h = np.zeros((2, 0))

@@ -58,12 +58,32 @@ def uniform_f32_ref(w):
             * np.float32(2.0 ** -24))
 
 
-def box_muller_ref(u1, u2):
-    u1 = u1.astype(np.float64)
-    u2 = u2.astype(np.float64)
-    r = np.sqrt(-2.0 * np.log(1.0 - u1))
-    return np.stack([r * np.cos(2 * np.pi * u2), r * np.sin(2 * np.pi * u2)],
-                    axis=1).reshape(-1)
+def box_muller_ref(u, turns):
+    """Exact (float64) Box-Muller of radius uniforms ``u`` and angles
+    ``turns`` (fractions of a full turn): interleaved (r cos, r sin)."""
+    r = np.sqrt(-2.0 * np.log(u))
+    th = 2 * np.pi * turns
+    return np.stack([r * np.cos(th), r * np.sin(th)], axis=1).reshape(-1)
+
+
+def normal_f32_ref(w):
+    """The float32 normals of words ``w`` (pairs (radius word, angle word)):
+    u = ((a >> 8) | 1) 2^-24, angle (b & ~0xff) 2^-32 turns."""
+    w = w.astype(np.uint64).reshape(-1, 2)
+    u = ((w[:, 0] >> np.uint64(8)) | np.uint64(1)).astype(np.float64) * 2.0 ** -24
+    turns = (w[:, 1] & np.uint64(0xFFFFFF00)).astype(np.float64) * 2.0 ** -32
+    return box_muller_ref(u, turns)
+
+
+def normal_f64_ref(w):
+    """The float64 normals of words ``w`` (blocks of 4): u = (2K + 1) 2^-53,
+    K = (w1 >> 12 : w0); angle (w3 : w2) with its low 11 bits dropped."""
+    w = w.astype(np.uint64).reshape(-1, 4)
+    k = ((w[:, 1] >> np.uint64(12)) << np.uint64(32)) | w[:, 0]
+    u = (2 * k + 1).astype(np.float64) * 2.0 ** -53          # exact: < 2^53
+    a = ((w[:, 3] << np.uint64(32)) | w[:, 2]) >> np.uint64(11)
+    turns = a.astype(np.float64) * 2.0 ** -53                 # exact: 53 bits
+    return box_muller_ref(u, turns)
 
 
 def lemire_ref(words, attempt_words, rng_size):
@@ -265,21 +285,49 @@ def test_random_matches_reference(dtype, n):
 
 
 @gpu
-@pytest.mark.parametrize("dtype,rtol", [(np.float32, 2e-5), (np.float64, 1e-13)])
-def test_standard_normal_matches_reference(dtype, rtol):
-    n = 2001
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 3, 2001, 4096 * 2 + 5])
+def test_standard_normal_matches_reference(dtype, n):
+    # against the exact transform of the same words: float32 within a few
+    # ulp (|err| <= 1e-6 + 1e-6 |z|; z is at most 5.77), float64 within 1e-14
     g = default_rng(7)
     key, ctr = _state(g)
     z = g.standard_normal(n, dtype=dtype)
-    assert z.dtype == dtype
+    assert z.dtype == dtype and z.shape == (n,)
     per = 4 if dtype == np.float32 else 2
     w = stream_ref(key, ctr, -(-n // per)).reshape(-1)
     if dtype == np.float32:
-        u = uniform_f32_ref(w).reshape(-1, 2)
+        ref, tol = normal_f32_ref(w)[:n], 1e-6
     else:
-        u = uniform_f64_ref(w).reshape(-1, 2)
-    ref = box_muller_ref(u[:, 0], u[:, 1])[:n]
-    np.testing.assert_allclose(gp.asnumpy(z), ref, rtol=rtol, atol=rtol * 4)
+        ref, tol = normal_f64_ref(w)[:n], 1e-14
+    got = gp.asnumpy(z)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+    assert _state(g)[1] == ctr + -(-n // per)
+
+
+@gpu
+def test_standard_normal_extremes():
+    # radius uniforms lie in [2^-24, 1 - 2^-24] (float32) / [2^-53, 1 - 2^-53]:
+    # every value finite, |z| <= sqrt(-2 ln 2^-24) = 5.7681 (sqrt(-2 ln 2^-53)
+    # = 8.5717 in float64)
+    g = default_rng(31)
+    z = gp.asnumpy(g.standard_normal(1 << 20, dtype=np.float32))
+    assert np.isfinite(z).all() and np.abs(z).max() <= 5.7686
+    z = gp.asnumpy(g.standard_normal(1 << 20))
+    assert np.isfinite(z).all() and np.abs(z).max() <= 8.5718
+
+
+@gpu
+def test_random_raw_and_sort_keys_are_the_word_stream():
+    bg = Philox(key=0x0123456789ABCDEF, counter=2 ** 64 - 1)
+    x = bg.random_raw(7)
+    assert x.dtype == np.uint64 and x.shape == (7,)
+    ref = stream_ref(0x0123456789ABCDEF, 2 ** 64 - 1, 4).reshape(-1)[:14]
+    ref = ref.astype(np.uint64)
+    np.testing.assert_array_equal(gp.asnumpy(x), ref[0::2] | (ref[1::2] << np.uint64(32)))
+    assert bg.state["state"]["counter"] == 2 ** 64 - 1 + 4
+    assert Philox(1).random_raw().shape == ()
 
 
 @gpu

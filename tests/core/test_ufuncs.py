@@ -764,9 +764,12 @@ def test_numpy_scalar_on_the_left():
 
 
 def test_matmul_is_not_an_elementwise_operator():
-    g = gp.ones((2, 2))
+    """``g @ g`` is the matrix product (NumPy's), not an elementwise ufunc."""
+    h = random_array((2, 2), np.float64, 46)
+    g = gp.asarray(h)
+    assert_parity(g @ g, h @ h, rtol=1e-13)
     with pytest.raises(TypeError):
-        g @ g
+        g @ "x"
 
 
 # ---------------------------------------------------------------- NumPy dispatch

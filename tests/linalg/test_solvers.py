@@ -19,7 +19,8 @@ import pytest
 import scipy.linalg as sl
 
 from tests.linalg._helpers import (sim_lu_factor, sim_lu_solve_n, sim_lu_solve_t,
-                                   sim_lu_rcond, sim_cholesky, sim_cholesky_solve)
+                                   sim_lu_rcond, sim_cholesky, sim_cholesky_solve,
+                                   sim_gtsv, sim_lu_perm, sim_banded_lu_solve)
 
 TOL = {"f": 1e-4, "F": 1e-4, "d": 1e-10, "D": 1e-10}
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
@@ -141,6 +142,113 @@ def test_kernel_spec_errors():
     with pytest.raises(TypeError):
         bl.lu_source("i", 3)
     assert bl.warps_per_block("D", 32) == 2 and bl.warps_per_block("d", 32) == 4
+
+
+# ------------------------------------------- CPU: models of the new kernels
+
+def _tri_parts(n, dtype, rng):
+    dl, d, du = (_rand((n,), dtype, rng) for _ in range(3))
+    a = np.diag(d) + np.diag(du[:n - 1], 1) + np.diag(dl[:n - 1], -1)
+    return dl, d, du, a
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("n", [1, 2, 3, 9, 30])
+@pytest.mark.parametrize("trans", [0, 1, 2])
+def test_model_gtsv_matches_lapack(dtype, n, trans):
+    rng = np.random.default_rng(100 + n)
+    dl, d, du, a = _tri_parts(n, dtype, rng)
+    b = _rand((n,), dtype, rng)
+    x, info = sim_gtsv(dl, d, du, b, trans)
+    assert info == 0
+    op = (a, a.T, a.conj().T)[trans]
+    np.testing.assert_allclose(x, np.linalg.solve(op, b), rtol=1e-10, atol=1e-10)
+
+
+def test_model_gtsv_singular_info():
+    # info = ?gttrf's (1-based first zero pivot), exact zeros and pivoting
+    for dl, d, du in ([[1.0, 1, 0], [1.0, 1, 1], [1.0, 0, 0]],
+                      [[0.0, 0, 0], [1.0, 0, 2], [0.0, 0, 0]],
+                      [[2.0, 1, 0], [1.0, 4, 1], [2.0, 0, 0]]):
+        dl, d, du = map(np.array, (dl, d, du))
+        info0 = sl.lapack.dgttrf(dl[:-1], d, du[:-1])[-1]
+        assert info0 > 0
+        assert sim_gtsv(dl, d, du, np.ones(3))[1] == info0
+
+
+@pytest.mark.parametrize("n", [1, 4, 11])
+def test_model_lu_perm(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n))
+    _, piv = sl.lu_factor(a)
+    perm, inv = sim_lu_perm(piv)
+    p, low, up = sl.lu(a)
+    np.testing.assert_array_equal(p[perm, np.arange(n)], 1)   # p[perm[j], j] = 1
+    np.testing.assert_array_equal(inv, sl.lu(a, p_indices=True)[0])
+    np.testing.assert_allclose(low[inv] @ up, a, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("l,u", [(0, 0), (1, 0), (0, 2), (2, 1), (1, 1), (3, 3), (6, 2)])
+@pytest.mark.parametrize("n", [1, 2, 7, 20])
+def test_model_banded_lu_matches_lapack(dtype, l, u, n):
+    rng = np.random.default_rng(l * 10 + u + n)
+    ab = _rand((l + u + 1, n), dtype, rng)
+    b = _rand((n, 2), dtype, rng)
+    x, ipiv, info = sim_banded_lu_solve(ab, l, u, b)
+    a2 = np.zeros((2 * l + u + 1, n), dtype)
+    a2[l:] = ab
+    gbsv = sl.lapack.get_lapack_funcs("gbsv", (a2,))
+    _, piv0, x0, info0 = gbsv(l, u, a2, b)
+    assert info == info0
+    np.testing.assert_array_equal(ipiv, piv0)
+    np.testing.assert_allclose(x, x0, rtol=1e-10, atol=1e-10)
+
+
+def test_model_banded_lu_singular():
+    ab = np.array([[0.0, 1, 1, 1], [1, 1, 0, 1], [1, 0, 0, 0]])   # (l, u) = (1, 1)
+    a2 = np.zeros((4, 4))
+    a2[1:] = ab
+    info0 = sl.lapack.dgbsv(1, 1, a2, np.ones(4))[-1]
+    assert info0 > 0
+    assert sim_banded_lu_solve(ab, 1, 1, np.ones((4, 1)))[2] == info0
+
+
+# --------------------------------------------- CPU: NVRTC, the new kernels
+
+def _new_kernel_sources():
+    from gpuscipy.linalg import _solve_kernels as sk, _banded as bd
+    out = [sk.perm_source()]
+    for c in "fdFD":
+        out += [sk.unpack_source(c, m) for m in ("L", "PL", "U", "P")]
+        out += [sk.colabs_source(c, u) for u in range(5)]
+        out += [sk.gtsv_source(c, t) for t in (0, 1, 2)]
+        out.append(bd.gbsv_source(c))
+    return out
+
+
+def test_new_kernels_compile():
+    from gpuscipy_core._kernel import compile_cubin
+    srcs = _new_kernel_sources()
+    assert len({name for _, name in srcs}) == len(srcs) == 1 + 4 * 13
+    for src, name in srcs:
+        assert compile_cubin(src, name), name
+
+
+def test_new_kernel_spec_errors():
+    from gpuscipy.linalg import _solve_kernels as sk, _banded as bd
+    with pytest.raises(ValueError):
+        sk.unpack_source("d", "X")
+    with pytest.raises(ValueError):
+        sk.colabs_source("d", 5)
+    with pytest.raises(ValueError):
+        sk.gtsv_source("d", 3)
+    with pytest.raises(TypeError):
+        sk.gtsv_source("i", 0)
+    with pytest.raises(TypeError):
+        bd.gbsv_source("e")
+    with pytest.raises(ValueError):
+        bd.gbsv(None, 32, 0, None)
 
 
 # ------------------------------------------------------------- GPU parity
@@ -427,3 +535,349 @@ def test_batched_lu_direct_matches_model():
                                    rtol=1e-8)
     np.testing.assert_allclose(res["det"].get(), np.linalg.det(a), rtol=1e-9)
     assert (res["info"].get() == 0).all()
+
+
+# ------------------------------------------ GPU: device lu, stacked solves
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (5, 5), (3, 7, 7), (40, 40), (2, 35, 35)])
+def test_lu_device_permutation(dtype, shape):
+    """p / permute_l / p_indices built on the device equal SciPy's."""
+    gp, linalg = _gp()
+    rng = np.random.default_rng(20)
+    a = _rand(shape, dtype, rng)
+    for kw in ({}, {"permute_l": True}, {"p_indices": True}):
+        got = linalg.lu(gp.asarray(a), **kw)
+        ref = sl.lu(a, **kw)
+        assert len(got) == len(ref)
+        for g, r in zip(got, ref):
+            if r.dtype.kind == "i":
+                assert g.dtype == r.dtype
+                np.testing.assert_array_equal(g.get(), r)
+            else:
+                _close(g, r, dtype)
+
+
+@gpu
+def test_lu_kernels_direct():
+    gp, _ = _gp()
+    from gpuscipy.linalg import _solve_kernels as sk
+    rng = np.random.default_rng(21)
+    piv = np.stack([sl.lu_factor(rng.standard_normal((9, 9)))[1] for _ in range(3)])
+    perm, inv = sk.lu_permutation(gp.asarray(piv.astype(np.int32)))
+    for s in range(3):
+        p0, i0 = sim_lu_perm(piv[s])
+        np.testing.assert_array_equal(perm.get()[s], p0)
+        np.testing.assert_array_equal(inv.get()[s], i0)
+    # the global-memory path of the permutation kernel (n > shared capacity)
+    n = sk._PERM_SMEM_MAX + 5
+    pv = (np.arange(n) + rng.integers(0, 3, n)).clip(max=n - 1).astype(np.int32)
+    perm, inv = sk.lu_permutation(gp.asarray(pv[None]))
+    p0, i0 = sim_lu_perm(pv)
+    np.testing.assert_array_equal(perm.get()[0], p0)
+    np.testing.assert_array_equal(inv.get()[0], i0)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("uplo", [0, 1, 2, 3, 4])
+def test_norm1_kernel(dtype, uplo):
+    gp, _ = _gp()
+    from gpuscipy.linalg import _solve_kernels as sk
+    rng = np.random.default_rng(22)
+    a = _rand((150, 150), dtype, rng)
+    full = {0: a, 1: np.tril(a) + np.tril(a, -1).conj().T,
+            2: np.triu(a) + np.triu(a, 1).conj().T, 3: np.tril(a), 4: np.triu(a)}[uplo]
+    for view in (gp.asarray(a), gp.asarray(np.asfortranarray(a))):
+        got = sk.col_abs_sums(view, uplo).get()
+        np.testing.assert_allclose(got, np.abs(full).sum(axis=0), rtol=1e-5)
+        np.testing.assert_allclose(float(sk.norm1(view, uplo)), np.linalg.norm(full, 1),
+                                   rtol=1e-5)
+    # negative strides, no copy
+    g = gp.asarray(a)[::-1, ::2]
+    ref = a[::-1, ::2][:75, :75]
+    if uplo == 0:
+        np.testing.assert_allclose(sk.col_abs_sums(g[:75], 0).get(),
+                                   np.abs(ref).sum(axis=0), rtol=1e-5)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [4, 40])
+def test_lu_solve_stacked(dtype, n):
+    gp, linalg = _gp()
+    rng = np.random.default_rng(23)
+    a = _well(n, dtype, rng, (3,))
+    lu0, piv0 = sl.lu_factor(a)
+    lu_, piv = linalg.lu_factor(gp.asarray(a))
+    for bshape in [(n,), (n, 2), (3, n, 2), (2, 1, n, 2), (3, n)]:
+        b = _rand(bshape, dtype, rng)
+        for trans in (0, 1, 2):
+            _close(linalg.lu_solve((lu_, piv), gp.asarray(b), trans=trans),
+                   sl.lu_solve((lu0, piv0), b, trans=trans), dtype)
+    # one factor, a stack of right-hand sides (one getrs over all columns)
+    lu1, piv1 = sl.lu_factor(a[0])
+    g1 = linalg.lu_factor(gp.asarray(a[0]))
+    for bshape in [(4, n, 3), (2, 3, n, 1)]:
+        b = _rand(bshape, dtype, rng)
+        bg = gp.asarray(b)
+        _close(linalg.lu_solve(g1, bg, trans=1), sl.lu_solve((lu1, piv1), b, trans=1), dtype)
+        np.testing.assert_array_equal(bg.get(), b)   # b is not overwritten
+    with pytest.raises(ValueError, match="zero-size batches"):
+        linalg.lu_solve((gp.zeros((0, n, n), dtype), gp.zeros((0, n), np.int32)),
+                        gp.ones((n,), dtype))
+    with pytest.raises(ValueError, match="incompatible"):
+        linalg.lu_solve((lu_, piv), gp.ones((n + 1,), dtype))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_solve_stacked(dtype, lower):
+    gp, linalg = _gp()
+    rng = np.random.default_rng(24)
+    n = 6
+    g = _rand((3, n, n), dtype, rng)
+    a = (g @ np.conj(g.transpose(0, 2, 1)) + n * np.eye(n)).astype(dtype)
+    c0 = sl.cho_factor(a[0], lower=lower)[0]
+    c = np.stack([sl.cholesky(x, lower=lower) for x in a])
+    for bshape in [(n,), (n, 2), (3, n, 2), (3, n)]:
+        b = _rand(bshape, dtype, rng)
+        _close(linalg.cho_solve((gp.asarray(c), lower), gp.asarray(b)),
+               sl.cho_solve((c, lower), b), dtype)
+    b = _rand((5, n, 2), dtype, rng)
+    _close(linalg.cho_solve((gp.asarray(c0), lower), gp.asarray(b)),
+           sl.cho_solve((c0, lower), b), dtype)
+    with pytest.raises(ValueError, match="not square"):
+        linalg.cho_solve((gp.ones((3, 4), dtype), lower), gp.ones((4,), dtype))
+    with pytest.raises(ValueError, match="zero-size batches"):
+        linalg.cho_solve((gp.zeros((0, n, n), dtype), lower), gp.ones((n,), dtype))
+
+
+# --------------------------------------------- GPU: structured solve paths
+
+def _warn_messages(fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [str(x.message) for x in w if issubclass(x.category, sl.LinAlgWarning)]
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_solve_diagonal(dtype):
+    gp, linalg = _gp()
+    rng = np.random.default_rng(25)
+    a = _well(7, dtype, rng, (2,))
+    b = _rand((2, 7, 3), dtype, rng)
+    _close(linalg.solve(gp.asarray(a), gp.asarray(b), assume_a="diagonal"),
+           sl.solve(a, b, assume_a="diagonal"), dtype)
+    d = np.diag(np.array([1, 1e-20, 2], dtype))
+    x, msgs = _warn_messages(lambda: linalg.solve(gp.asarray(d), gp.asarray(np.ones(3, dtype)),
+                                                  assume_a="diagonal"))
+    _, ref = _warn_messages(lambda: sl.solve(d, np.ones(3, dtype), assume_a="diagonal"))
+    assert len(msgs) == len(ref) == 1
+    assert msgs[0].startswith("An ill-conditioned matrix detected: slice 0 has rcond = ")
+    if np.dtype(dtype).char == "d":   # SciPy prints max|d| / min|d|
+        assert msgs == ref
+    z = np.stack([np.eye(3, dtype=dtype), np.diag(np.array([1, 0, 1], dtype))])
+    with pytest.raises(sl.LinAlgError, match=r"A singular matrix detected: slice\(s\) \[1\]"):
+        linalg.solve(gp.asarray(z), gp.asarray(np.ones(3, dtype)), assume_a="diagonal")
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [5, 45])
+@pytest.mark.parametrize("structure", ["upper triangular", "lower triangular"])
+def test_solve_triangular_structure(dtype, n, structure):
+    gp, linalg = _gp()
+    rng = np.random.default_rng(26)
+    a = _well(n, dtype, rng, (2,))   # full matrix: only the triangle is read
+    b = _rand((2, n, 2), dtype, rng)
+    for transposed in ((False, True) if np.dtype(dtype).kind == "f" else (False,)):
+        _close(linalg.solve(gp.asarray(a), gp.asarray(b), assume_a=structure,
+                            transposed=transposed),
+               sl.solve(a, b, assume_a=structure, transposed=transposed), dtype)
+    af = np.asfortranarray(a[0])
+    _close(linalg.solve(gp.asarray(af), gp.asarray(b[0]), assume_a=structure),
+           sl.solve(af, b[0], assume_a=structure), dtype)
+    z = a.copy()
+    z[1, 2, 2] = 0
+    with pytest.raises(sl.LinAlgError, match=r"slice\(s\) \[1\] are singular"):
+        linalg.solve(gp.asarray(z), gp.asarray(b), assume_a=structure)
+    # ill-conditioned triangular: SciPy (?trcon) warns, so do we
+    t = np.triu(np.full((n, n), 2.0)) - 1.9999999 * np.eye(n)
+    t = (t if structure == "upper triangular" else t.T).astype(dtype)
+    _, ref = _warn_messages(lambda: sl.solve(t, np.ones(n, dtype), assume_a=structure))
+    _, got = _warn_messages(lambda: linalg.solve(gp.asarray(t), gp.asarray(np.ones(n, dtype)),
+                                                 assume_a=structure))
+    assert ref and got
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 2, 6, 70])
+def test_solve_tridiagonal(dtype, n):
+    gp, linalg = _gp()
+    rng = np.random.default_rng(27)
+    # entries off the three diagonals are ignored; a mild diagonal shift keeps
+    # the systems well conditioned while |dl| > |d| still happens (pivoting)
+    a = (_rand((3, n, n), dtype, rng) + 2.5 * np.eye(n)).astype(dtype)
+    b = _rand((3, n, 2), dtype, rng)
+    _close(linalg.solve(gp.asarray(a), gp.asarray(b), assume_a="tridiagonal"),
+           sl.solve(a, b, assume_a="tridiagonal"), dtype)
+    if np.dtype(dtype).kind == "f":
+        _close(linalg.solve(gp.asarray(a[0]), gp.asarray(b[0]), assume_a="tridiagonal",
+                            transposed=True),
+               sl.solve(a[0], b[0], assume_a="tridiagonal", transposed=True), dtype)
+    if n >= 3:
+        s = np.zeros((n, n), dtype)
+        s[:2, :2] = 1
+        s[2:, 2:] += np.eye(n - 2, dtype=dtype)
+        with pytest.raises(sl.LinAlgError, match=r"slice\(s\) \[0\] are singular"):
+            linalg.solve(gp.asarray(s), gp.asarray(np.ones(n, dtype)), assume_a="tridiagonal")
+        ill = np.eye(n, dtype=dtype)
+        ill[0, 1] = ill[2, 1] = 1
+        ill[-1, -1] = 1e-30
+        _, ref = _warn_messages(lambda: sl.solve(ill, np.ones(n, dtype), assume_a="tridiagonal"))
+        _, got = _warn_messages(lambda: linalg.solve(gp.asarray(ill), gp.asarray(np.ones(n, dtype)),
+                                                     assume_a="tridiagonal"))
+        assert ref and got
+
+
+@gpu
+@pytest.mark.parametrize("n", [5, 40])
+def test_solve_sym_her_one_triangle(n):
+    gp, linalg = _gp()
+    rng = np.random.default_rng(28)
+    a = _well(n, np.complex128, rng)   # not symmetric: only one triangle counts
+    b = _rand((n,), np.complex128, rng)
+    for structure in ("sym", "her"):
+        for lower in (False, True):
+            _close(linalg.solve(gp.asarray(a), gp.asarray(b), assume_a=structure, lower=lower),
+                   sl.solve(a, b, assume_a=structure, lower=lower), np.complex128)
+
+
+@gpu
+@pytest.mark.parametrize("n", [8, 40])
+def test_solve_pos_warns(n):
+    gp, linalg = _gp()
+    d = np.diag(np.r_[np.ones(n - 1), 1e-17])
+    _, ref = _warn_messages(lambda: sl.solve(d, np.ones(n), assume_a="pos"))
+    _, got = _warn_messages(lambda: linalg.solve(gp.asarray(d), gp.asarray(np.ones(n)),
+                                                 assume_a="pos"))
+    assert len(ref) == 1 and len(got) == 1
+    assert got[0].startswith("An ill-conditioned matrix detected: slice 0 has rcond = ")
+    _, got = _warn_messages(lambda: linalg.solve(gp.asarray(np.eye(n)), gp.asarray(np.ones(n)),
+                                                 assume_a="pos"))
+    assert not got
+
+
+# --------------------------------------------------------- GPU: banded
+
+def _band(l, u, n, dtype, rng, batch=()):
+    ab = _rand(batch + (l + u + 1, n), dtype, rng)
+    return ab
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("l,u", [(0, 0), (1, 1), (2, 1), (0, 3), (4, 0), (31, 2), (33, 1)])
+@pytest.mark.parametrize("n", [1, 3, 40])
+def test_solve_banded_kernel(dtype, l, u, n):
+    gp, linalg = _gp()
+    rng = np.random.default_rng(29 + l + n)
+    ab = _band(l, u, n, dtype, rng)   # random band: pivoting happens
+    ab[u] += 3   # ...but keep it well conditioned for the float32 tolerance
+    b = _rand((n, 2), dtype, rng)
+    x, msgs = _warn_messages(lambda: linalg.solve_banded((l, u), gp.asarray(ab),
+                                                         gp.asarray(b)))
+    _close(x, sl.solve_banded((l, u), ab, b), dtype)
+    assert not msgs   # SciPy's solve_banded does not warn
+    b1 = _rand((n,), dtype, rng)
+    _close(linalg.solve_banded((l, u), gp.asarray(ab), gp.asarray(b1)),
+           sl.solve_banded((l, u), ab, b1), dtype)
+
+
+@gpu
+def test_solve_banded_batched_and_errors():
+    gp, linalg = _gp()
+    rng = np.random.default_rng(30)
+    ab = _band(2, 1, 9, np.float64, rng, (3,))
+    ab[:, 1] += 4
+    b = _rand((2, 1, 9, 2), np.float64, rng)
+    _close(linalg.solve_banded((2, 1), gp.asarray(ab), gp.asarray(b)),
+           sl.solve_banded((2, 1), ab, b), np.float64)
+    b1 = _rand((9,), np.float64, rng)
+    _close(linalg.solve_banded((2, 1), gp.asarray(ab), gp.asarray(b1)),
+           sl.solve_banded((2, 1), ab, b1), np.float64)
+    sing = np.array([[0.0, 1, 1, 1], [1, 1, 0, 1], [1, 0, 0, 0]])
+    for lu_ in ((1, 1), (2, 0)):
+        abs_ = sing if lu_ == (1, 1) else np.array([[1.0, 1, 0, 1], [1, 0, 0, 0],
+                                                    [0, 0, 0, 0]])
+        with pytest.raises(sl.LinAlgError, match="singular matrix"):
+            sl.solve_banded(lu_, abs_, np.ones(4))
+        with pytest.raises(sl.LinAlgError, match="singular matrix"):
+            linalg.solve_banded(lu_, gp.asarray(abs_), gp.asarray(np.ones(4)))
+    with pytest.raises(ValueError, match="invalid values for the number of lower"):
+        linalg.solve_banded((1, 1), gp.asarray(ab[0]), gp.asarray(b1))
+    with pytest.raises(ValueError, match="shapes of ab and b"):
+        linalg.solve_banded((2, 1), gp.asarray(ab[0]), gp.ones(8))
+
+
+@gpu
+def test_banded_kernel_matches_model():
+    gp, _ = _gp()
+    from gpuscipy.linalg import _banded as bd
+    rng = np.random.default_rng(31)
+    ab = _rand((4, 7, 50), np.complex128, rng)   # (l, u) = (4, 2)
+    b = _rand((4, 50, 3), np.complex128, rng)
+    x, info = bd.gbsv(gp.asarray(ab), 4, 2, gp.asarray(b))
+    assert (info.get() == 0).all()
+    for s in range(4):
+        x0, _, _ = sim_banded_lu_solve(ab[s], 4, 2, b[s])
+        np.testing.assert_allclose(x.get()[s], x0, rtol=1e-10, atol=1e-10)
+
+
+@gpu
+@pytest.mark.parametrize("lower", [False, True])
+def test_hbanded_batched(lower):
+    gp, linalg = _gp()
+    rng = np.random.default_rng(32)
+    n = 10
+    hb = _rand((2, 3, n), np.float64, rng)
+    hb[:, 0 if lower else -1] = np.abs(hb[:, 0 if lower else -1]) + 8
+    b = _rand((2, n, 1), np.float64, rng)   # b.ndim >= 2: core (n, 1), as SciPy
+    _close(linalg.solveh_banded(gp.asarray(hb), gp.asarray(b), lower=lower),
+           sl.solveh_banded(hb, b, lower=lower), np.float64)
+    cb = sl.cholesky_banded(hb, lower=lower)
+    got = linalg.cholesky_banded(gp.asarray(hb), lower=lower)
+    _close(got, cb, np.float64)
+    _close(linalg.cho_solve_banded((got, lower), gp.asarray(b)),
+           sl.cho_solve_banded((cb, lower), b), np.float64)
+    bad = hb[0].copy()
+    bad[0 if lower else -1, 3] = -50
+    with pytest.raises(sl.LinAlgError) as e0:
+        sl.solveh_banded(bad, b[0], lower=lower)
+    with pytest.raises(sl.LinAlgError) as e1:
+        linalg.solveh_banded(gp.asarray(bad), gp.asarray(b[0]), lower=lower)
+    assert str(e0.value) == str(e1.value)
+
+
+@gpu
+def test_dense_band_cap(monkeypatch):
+    gp, linalg = _gp()
+    from gpuscipy.linalg import _solvers
+    monkeypatch.setattr(_solvers, "_DENSE_BAND_LIMIT", 1000)
+    hb = np.ones((2, 20))
+    hb[-1] = 4
+    with pytest.raises(MemoryError, match="dense"):
+        linalg.solveh_banded(gp.asarray(hb), gp.ones(20))
+    with pytest.raises(MemoryError, match="dense"):
+        linalg.solve_banded((33, 0), gp.ones((34, 20)), gp.ones(20))
+    # the banded kernel has no such cap
+    ab = np.ones((3, 20))
+    ab[1] = 4
+    _close(linalg.solve_banded((1, 1), gp.asarray(ab), gp.ones(20)),
+           sl.solve_banded((1, 1), ab, np.ones(20)), np.float64)

@@ -1,5 +1,11 @@
 // C declarations bound by gpuscipy_core.libs.cudss, as in the vendor
-// headers (cudss.h (cuDSS >= 1.0)); input of gpuscipy_core/libs/_generate.py.
+// headers (cudss.h, cudss_data_types.h of cuDSS 1.0); input of
+// gpuscipy_core/libs/_generate.py. The "variant v0" section holds the same
+// declarations as in cuDSS 0.7.x's cudss.h (checked against 0.7.1): the
+// generator binds the prototypes whose ABI differs under private names
+// (_v0_<name>) and exports the variant's enums (_VARIANT_ENUMS) so that
+// gpuscipy_core/libs/cudss.py can translate the 1.0 API for a 0.7 library.
+// An empty enum in a variant: the type does not exist in that version.
 // Marks: OUT = output scalar the Python function returns; INOUT = in/out
 // scalar passed by value and returned; SEQ = input int array given as a
 // Python sequence (or None for NULL). Other pointers are Python ints.
@@ -44,3 +50,30 @@ cudssStatus_t cudssMatrixSetValues(cudssMatrix_t matrix, const void* values);
 cudssStatus_t cudssMatrixSetCsrPointers(cudssMatrix_t matrix, const void* rowStart, const void* rowEnd, const void* colIndices, const void* values);
 cudssStatus_t cudssExecute(cudssHandle_t handle, int phase, const cudssConfig_t config, cudssData_t data, const cudssMatrix_t inputMatrix, cudssMatrix_t solution, const cudssMatrix_t rhs);
 cudssStatus_t cudssGetProperty(libraryPropertyType propertyType, int* OUT value);
+
+// variant v0: CUDSS_VERSION < 800
+enum cudssConfigParam_t { CUDSS_CONFIG_REORDERING_ALG = 0, CUDSS_CONFIG_FACTORIZATION_ALG = 1, CUDSS_CONFIG_SOLVE_ALG = 2, CUDSS_CONFIG_USE_MATCHING = 3, CUDSS_CONFIG_MATCHING_ALG = 4, CUDSS_CONFIG_SOLVE_MODE = 5, CUDSS_CONFIG_IR_N_STEPS = 6, CUDSS_CONFIG_IR_TOL = 7, CUDSS_CONFIG_PIVOT_TYPE = 8, CUDSS_CONFIG_PIVOT_THRESHOLD = 9, CUDSS_CONFIG_PIVOT_EPSILON = 10, CUDSS_CONFIG_MAX_LU_NNZ = 11, CUDSS_CONFIG_HYBRID_MODE = 12, CUDSS_CONFIG_HYBRID_DEVICE_MEMORY_LIMIT = 13, CUDSS_CONFIG_USE_CUDA_REGISTER_MEMORY = 14, CUDSS_CONFIG_HOST_NTHREADS = 15, CUDSS_CONFIG_HYBRID_EXECUTE_MODE = 16, CUDSS_CONFIG_PIVOT_EPSILON_ALG = 17, CUDSS_CONFIG_ND_NLEVELS = 18, CUDSS_CONFIG_UBATCH_SIZE = 19, CUDSS_CONFIG_UBATCH_INDEX = 20, CUDSS_CONFIG_USE_SUPERPANELS = 21, CUDSS_CONFIG_DEVICE_COUNT = 22, CUDSS_CONFIG_DEVICE_INDICES = 23, CUDSS_CONFIG_SCHUR_MODE = 24, CUDSS_CONFIG_DETERMINISTIC_MODE = 25 };
+enum cudssDataParam_t { CUDSS_DATA_INFO = 0, CUDSS_DATA_LU_NNZ = 1, CUDSS_DATA_NPIVOTS = 2, CUDSS_DATA_INERTIA = 3, CUDSS_DATA_PERM_REORDER_ROW = 4, CUDSS_DATA_PERM_REORDER_COL = 5, CUDSS_DATA_PERM_ROW = 6, CUDSS_DATA_PERM_COL = 7, CUDSS_DATA_DIAG = 8, CUDSS_DATA_USER_PERM = 9, CUDSS_DATA_HYBRID_DEVICE_MEMORY_MIN = 10, CUDSS_DATA_COMM = 11, CUDSS_DATA_MEMORY_ESTIMATES = 12, CUDSS_DATA_PERM_MATCHING = 13, CUDSS_DATA_SCALE_ROW = 14, CUDSS_DATA_SCALE_COL = 15, CUDSS_DATA_NSUPERPANELS = 16, CUDSS_DATA_USER_SCHUR_INDICES = 17, CUDSS_DATA_SCHUR_SHAPE = 18, CUDSS_DATA_SCHUR_MATRIX = 19, CUDSS_DATA_USER_ELIMINATION_TREE = 20, CUDSS_DATA_ELIMINATION_TREE = 21, CUDSS_DATA_USER_HOST_INTERRUPT = 22 };
+enum cudssStatus_t { CUDSS_STATUS_SUCCESS = 0, CUDSS_STATUS_NOT_INITIALIZED = 1, CUDSS_STATUS_ALLOC_FAILED = 2, CUDSS_STATUS_INVALID_VALUE = 3, CUDSS_STATUS_NOT_SUPPORTED = 4, CUDSS_STATUS_EXECUTION_FAILED = 5, CUDSS_STATUS_INTERNAL_ERROR = 6 };
+enum cudssAlgType_t { CUDSS_ALG_DEFAULT = 0, CUDSS_ALG_1 = 1, CUDSS_ALG_2 = 2, CUDSS_ALG_3 = 3, CUDSS_ALG_4 = 4, CUDSS_ALG_5 = 5 };
+enum cudssPivotType_t { CUDSS_PIVOT_COL = 0, CUDSS_PIVOT_ROW = 1, CUDSS_PIVOT_NONE = 2 };
+enum cudssSolveMode_t { };
+enum cudssMemoryEstimateState_t { };
+enum cudssDowncastFactorsMode_t { };
+enum cudssMemoryOptimizationFlags_t { };
+enum cudssReorderingAlg_t { };
+enum cudssFactorizationAlg_t { };
+enum cudssPivotEpsilonAlg_t { };
+enum cudssSolveAlg_t { };
+enum cudssMatchingAlg_t { };
+cudssStatus_t cudssConfigSet(cudssConfig_t config, cudssConfigParam_t param, void* value, size_t sizeInBytes);
+cudssStatus_t cudssConfigGet(cudssConfig_t config, cudssConfigParam_t param, void* value, size_t sizeInBytes, size_t* OUT sizeWritten);
+cudssStatus_t cudssDataCreate(cudssHandle_t handle, cudssData_t* OUT solverData);
+cudssStatus_t cudssDataSet(cudssHandle_t handle, cudssData_t data, cudssDataParam_t param, void* value, size_t sizeInBytes);
+cudssStatus_t cudssDataGet(cudssHandle_t handle, cudssData_t data, cudssDataParam_t param, void* value, size_t sizeInBytes, size_t* OUT sizeWritten);
+cudssStatus_t cudssMatrixCreateCsr(cudssMatrix_t* OUT matrix, int64_t nrows, int64_t ncols, int64_t nnz, void* rowStart, void* rowEnd, void* colIndices, void* values, cudaDataType_t indexType, cudaDataType_t valueType, cudssMatrixType_t mtype, cudssMatrixViewType_t mview, cudssIndexBase_t indexBase);
+cudssStatus_t cudssMatrixCreateDn(cudssMatrix_t* OUT matrix, int64_t nrows, int64_t ncols, int64_t ld, void* values, cudaDataType_t valueType, cudssLayout_t layout);
+cudssStatus_t cudssMatrixSetValues(cudssMatrix_t matrix, void* values);
+cudssStatus_t cudssMatrixSetCsrPointers(cudssMatrix_t matrix, void* rowOffsets, void* rowEnd, void* colIndices, void* values);
+cudssStatus_t cudssExecute(cudssHandle_t handle, int phase, cudssConfig_t solverConfig, cudssData_t solverData, cudssMatrix_t inputMatrix, cudssMatrix_t solution, cudssMatrix_t rhs);
+// end variant
