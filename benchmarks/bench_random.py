@@ -9,7 +9,8 @@ Cases (2^26 outputs; ``--quick``: 2^20):
 * ``integers_i64``: ``integers(0, 1000, n)``
 * ``permutation``: ``permutation(2^22)`` (``--quick``: 2^16); sort-bound
 
-CuPy runs ``cupy.random.default_rng`` (its ``Generator``), NumPy
+CuPy runs ``cupy.random.default_rng`` (its ``Generator``; for
+``permutation``, which that class lacks, ``cupy.random.permutation``), NumPy
 ``numpy.random.default_rng`` with ``--cpu``. "% copy" is the bytes written over the run's copy bandwidth
 (gpuscipy ``x.copy()`` of 1 GiB).
 
@@ -43,6 +44,10 @@ def _call(backend, g, key, n, pn):
         return g.random(n, dtype=np.float64)
     if key == "integers_i64":
         return g.integers(0, 1000, size=n)
+    if backend.name == "cupy" and not hasattr(g, "permutation"):
+        # cupy.random.Generator (14.x) has no permutation: CuPy's legacy
+        # module-level permutation (its RandomState) is what it offers
+        return backend.xp.random.permutation(pn)
     return g.permutation(pn)
 
 

@@ -33,7 +33,9 @@ section() { printf '\n========== %s ==========\n' "$*"; }
 # ---------------------------------------------------------------- install
 section "install"
 t0=$SECONDS
-"$PY" -m pip install --no-build-isolation --no-deps -e . 2>&1 | tee "$OUT/install.log"
+# Build the extensions in parallel first (pip builds them one by one).
+"$PY" setup.py build_ext --inplace -j "$(nproc)" > "$OUT/install.log" 2>&1
+"$PY" -m pip install --no-build-isolation --no-deps -e . 2>&1 | tee -a "$OUT/install.log"
 install_rc=${PIPESTATUS[0]}
 if [ "$install_rc" -ne 0 ]; then
     echo

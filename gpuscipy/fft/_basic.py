@@ -11,8 +11,11 @@ Layout strategy (no copies on the contiguous path):
 * A 1-D transform along another axis uses cuFFT's advanced layout
   (``istride`` = product of the axes after it, ``idist`` = 1), executed once
   per index of the axes before it when they are few (at most
-  ``_LOOP_MAX``), else through a transposed copy (the core's tiled
-  transpose) to the trailing position and back.
+  ``_LOOP_MAX``) and, for real transforms, every per-index pointer stays
+  aligned to the complex type (cuFFT's requirement for R2C/C2R pointers),
+  else through a transposed copy (the core's tiled transpose) to the
+  trailing position and back. A real R2C input at an odd element offset
+  (a view) is copied to aligned memory first.
 * Other n-D transforms are 1-D transforms one axis at a time.
 * cuFFT is unnormalised; the norm factor is one in-place multiply, skipped
   when it is 1 (the forward 'backward' case).
@@ -51,6 +54,24 @@ def _out_dtype(kind, in_dtype):
     return h.real_of(in_dtype) if kind == "C2R" else h.complex_of(in_dtype)
 
 
+def _complex_aligned(ptr, real_itemsize):
+    """Whether a pointer to real data is aligned to the complex type of the
+    same precision. cuFFT requires both pointers of an R2C/C2R execution
+    (``cufftExecR2C/D2Z/C2R/Z2D``) to be aligned to cufftComplex /
+    cufftDoubleComplex; a misaligned one fails with CUFFT_INVALID_VALUE."""
+    return ptr % (2 * real_itemsize) == 0
+
+
+def _steps_aligned(kind, nin, nout, inner):
+    """Whether the per-index pointers of the looped strided layout keep
+    cuFFT's alignment: always for C2C; for R2C/C2R the real block of one
+    leading index (``n * inner`` reals) must be an even number of reals."""
+    if kind == "C2C":
+        return True
+    real_len = nin if kind == "R2C" else nout
+    return real_len * inner % 2 == 0
+
+
 def exec_axis(a, axis, kind, n, direction=-1):
     """Unnormalised 1-D transform of C-contiguous ``a`` along ``axis``.
 
@@ -75,10 +96,16 @@ def exec_axis(a, axis, kind, n, direction=-1):
     outer = _prod(shape[:axis])
     inner = _prod(shape[axis + 1:])
     double = _is_double(a.dtype)
+    if kind == "R2C" and not _complex_aligned(a.ptr, a.itemsize):
+        # a real view at an odd element offset: cuFFT needs the real side
+        # of R2C aligned like the complex type (fresh pool memory is)
+        a = a.copy()
     if inner == 1:
         plan = get_plan((n,), kind, double, outer)
         execute(plan, a.ptr, out.ptr, direction)
-    elif outer <= _LOOP_MAX:
+    elif outer <= _LOOP_MAX and (outer == 1 or _steps_aligned(kind, nin, nout, inner)):
+        # one strided plan, executed at a.ptr + o * step for each leading
+        # index (for R2C/C2R only when every such pointer stays aligned)
         plan = get_plan((n,), kind, double, inner, inembed=(nin,), istride=inner,
                         idist=1, onembed=(nout,), ostride=inner, odist=1)
         step_in = nin * inner * a.itemsize
@@ -110,6 +137,8 @@ def exec_trailing(a, k, kind, s, direction=-1):
     out = gp.empty(lead + out_tail, _out_dtype(kind, a.dtype))
     if out.size == 0:
         return out
+    if kind == "R2C" and not _complex_aligned(a.ptr, a.itemsize):
+        a = a.copy()          # see _complex_aligned
     plan = get_plan(tuple(s), kind, _is_double(a.dtype), _prod(lead))
     execute(plan, a.ptr, out.ptr, direction)
     return out

@@ -183,6 +183,22 @@ def _launch(op, dtype, dst, unit, src_ptr, dst_ptr, N, inner, B, factors):
 # execution
 # ---------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)
+def _dct1_length1_error():
+    """(exception type, message) of the installed SciPy for a type-1 DCT of
+    length 1, which it cannot compute (its extended sequence has 2(N-1) = 0
+    points). The message is SciPy's backend's: "zero-length FFT requested"
+    from pocketfft (SciPy <= 1.17), a ducc0 assertion text ending in
+    "no zero-sized FFTs" (SciPy 1.18). Asked once, on a 1-element host
+    array; RuntimeError("zero-length FFT requested") if SciPy computes it."""
+    try:
+        import scipy.fft
+        scipy.fft.dct(numpy.ones(1), type=1)
+    except Exception as e:  # noqa: BLE001 - mirror whatever SciPy raises
+        return type(e), str(e)
+    return RuntimeError, "zero-length FFT requested"
+
+
 # Above this many elements after the transformed axis, the axis is moved
 # last by a transposed copy before the kernels run.
 _INNER_MAX = 8
@@ -193,7 +209,8 @@ def r2r_axis(a, axis, type, dst, norm, orthogonalize):
     import gpuscipy_core as gp
     N = a.shape[axis]
     if type == 1 and not dst and N == 1:
-        raise RuntimeError("zero-length FFT requested")
+        exc_type, msg = _dct1_length1_error()
+        raise exc_type(msg)
     if N == 1:
         # a 1-point transform is a multiplication (no FFT of length 1)
         return a * single_point_factor(type, dst, norm, orthogonalize)
@@ -320,7 +337,9 @@ _DOC = """
     ValueError
         A bad ``type``, ``norm`` or length (< 1).
     RuntimeError
-        A type-1 DCT of length 1 (as SciPy: "zero-length FFT requested").
+        A type-1 DCT of length 1: the installed SciPy's exception and
+        message ("zero-length FFT requested" up to SciPy 1.17, "... no
+        zero-sized FFTs" from 1.18).
     TypeError
         ``x`` is not a device array.
 

@@ -191,10 +191,12 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False,
     Unpivoted: cuSOLVER ``Xgeqrf`` and ``orgqr``/``ungqr`` (Householder).
     Pivoted: LAPACK's xGEQP2 algorithm (Golub & Van Loan, 5.4.2) on the GPU,
     one column per step with exactly recomputed partial column norms. This
-    is BLAS-2: two kernel launches per column, each trailing update reads
-    the whole trailing matrix, so it runs at memory bandwidth, far below
-    the unpivoted (blocked, BLAS-3) geqrf; a blocked variant (xLAQPS-style
-    panels with deferred updates) is not implemented.
+    is BLAS-2 with one kernel launch per column (the trailing update of
+    step j and, in the last block to finish, the pivot choice and reflector
+    of step j + 1); each update reads the whole trailing matrix, so it runs
+    at memory bandwidth, far below the unpivoted (blocked, BLAS-3) geqrf; a
+    blocked variant (xLAQPS-style panels with deferred updates) is not
+    implemented.
     """
     if mode not in ["full", "qr", "r", "economic", "raw"]:
         raise ValueError("Mode argument should be one of ['full', 'r', "

@@ -3,15 +3,18 @@
 // All matrices are column-major (Fortran order, what cuSOLVER uses) with a
 // leading dimension `lda`; element (i, j) is A[i + j * lda].
 //
-//   qrcp_norms     2-norms of the columns of A (one block per column).
-//   qrcp_pivot     step j of QR with column pivoting, part 1 (one block):
-//                  pick the column of largest remaining norm (first on ties,
-//                  as LAPACK's i?amax), swap it into place, and build the
-//                  Householder reflector of column j the way LAPACK's
-//                  xLARFG does (H = I - tau v v^H, v[0] = 1, beta real).
-//   qrcp_update    step j, part 2 (one block per trailing column c > j):
-//                  apply H^H to column c and recompute its remaining norm
-//                  exactly (no norm downdating, so no cancellation issue).
+//   qrcp_start     2-norms of the columns of A (one block per column); the
+//                  last block to finish then does the pivot step 0.
+//   qrcp_step      step j of QR with column pivoting, one launch (one block
+//                  per trailing column c > j): apply H_j^H to column c and
+//                  recompute its remaining norm exactly (no norm downdating,
+//                  so no cancellation issue); the last block to finish
+//                  (threadfence + atomic counter, no grid-wide sync needed)
+//                  then does the pivot step j + 1: pick the column of largest
+//                  remaining norm (first on ties, as LAPACK's i?amax), swap
+//                  it into place and build its Householder reflector the way
+//                  LAPACK's xLARFG does (H = I - tau v v^H, v[0] = 1, beta
+//                  real; v stored below the diagonal of its column).
 //   eig_pairs      LAPACK's real eigenvector packing -> complex vectors.
 //
 // Reference: Golub & Van Loan, Matrix Computations (4th ed.), 5.4.2 (QR with
@@ -90,26 +93,37 @@ template <class R> __device__ R block_max(R v, R* sh) {
   return r;
 }
 
-// ---- column norms ----------------------------------------------------------
-template <class T>
-__device__ void qrcp_norms(const T* A, long long lda, long long m, long long n,
-                           typename real_of<T>::type* vn) {
-  typedef typename real_of<T>::type R;
-  __shared__ R sh[1024];
-  const long long c = blockIdx.x;
-  if (c >= n) return;
-  const T* col = A + c * lda;
-  R s = 0;
-  for (long long i = threadIdx.x; i < m; i += blockDim.x) s += abs2(col[i]);
-  s = block_sum(s, sh);
-  if (threadIdx.x == 0) vn[c] = sqrt(s);
+// Loads that bypass L1 (global reads of data other blocks of the same launch
+// wrote: L1 is not coherent between SMs).
+__device__ __forceinline__ float ldcg(const float* p) { return __ldcg(p); }
+__device__ __forceinline__ double ldcg(const double* p) { return __ldcg(p); }
+__device__ __forceinline__ long long ldcg(const long long* p) { return __ldcg(p); }
+template <class R> __device__ __forceinline__ gs::complex<R> ldcg(const gs::complex<R>* p) {
+  const R* q = reinterpret_cast<const R*>(p);
+  return gs::complex<R>(__ldcg(q), __ldcg(q + 1));
 }
 
-// ---- step j, part 1: pivot + reflector --------------------------------------
+// Called by every thread of a block after its writes: true in the last block
+// of the grid to get here (all other blocks' writes are then visible to it
+// through ldcg). The last block resets the counter for the next launch.
+__device__ __forceinline__ bool last_block(unsigned int* counter) {
+  __shared__ int sh_last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned int prev = atomicAdd(counter, 1u);
+    sh_last = prev == gridDim.x - 1;
+    if (sh_last) *counter = 0u;   // nobody else touches it in this launch
+  }
+  __syncthreads();
+  if (sh_last) __threadfence();
+  return sh_last != 0;
+}
+
+// ---- pivot + reflector of step j (run by one block) --------------------------
 template <class T>
-__device__ void qrcp_pivot(T* A, long long lda, long long m, long long n, long long j,
-                           typename real_of<T>::type* vn, long long* perm, T* tau,
-                           T* v) {
+__device__ void qrcp_pivot_body(T* A, long long lda, long long m, long long n, long long j,
+                                typename real_of<T>::type* vn, long long* perm, T* tau) {
   typedef typename real_of<T>::type R;
   __shared__ R shr[1024];
   __shared__ long long shi[1024];
@@ -120,9 +134,10 @@ __device__ void qrcp_pivot(T* A, long long lda, long long m, long long n, long l
   R best = -1;
   long long bi = n;
   for (long long c = j + t; c < n; c += blockDim.x) {
-    R x = vn[c];
+    R x = ldcg(vn + c);
     if (x > best) { best = x; bi = c; }
   }
+  __syncthreads();
   shr[t] = best;
   shi[t] = bi;
   __syncthreads();
@@ -141,31 +156,32 @@ __device__ void qrcp_pivot(T* A, long long lda, long long m, long long n, long l
     T* cj = A + j * lda;
     T* cp = A + p * lda;
     for (long long i = t; i < m; i += blockDim.x) {
-      T x = cj[i];
-      cj[i] = cp[i];
+      T x = ldcg(cj + i);
+      cj[i] = ldcg(cp + i);
       cp[i] = x;
     }
     if (t == 0) {
-      R x = vn[j]; vn[j] = vn[p]; vn[p] = x;
-      long long q = perm[j]; perm[j] = perm[p]; perm[p] = q;
+      R x = ldcg(vn + j); vn[j] = ldcg(vn + p); vn[p] = x;
+      long long q = ldcg(perm + j); perm[j] = ldcg(perm + p); perm[p] = q;
     }
   }
   __syncthreads();
-  // Householder reflector of x = A[j:m, j] (xLARFG)
+  // Householder reflector of x = A[j:m, j] (xLARFG); after the swap every
+  // element of column j was last written by this thread (same i stride)
   T* col = A + j * lda;
   R mx = 0;
   for (long long i = j + 1 + t; i < m; i += blockDim.x) {
-    R a = sqrt(abs2(col[i]));
+    R a = sqrt(abs2(ldcg(col + i)));
     mx = a > mx ? a : mx;
   }
   mx = block_max(mx, shr);
   R ss = 0;
   if (mx > 0) {
-    for (long long i = j + 1 + t; i < m; i += blockDim.x) ss += abs2(col[i]) / (mx * mx);
+    for (long long i = j + 1 + t; i < m; i += blockDim.x) ss += abs2(ldcg(col + i)) / (mx * mx);
   }
   ss = block_sum(ss, shr);
   if (t == 0) {
-    T alpha = col[j];
+    T alpha = ldcg(col + j);
     R xnorm = mx > 0 ? mx * sqrt(ss) : R(0);
     R ar = re_of(alpha), ai = im_of(alpha);
     if (xnorm == 0 && ai == 0) {
@@ -187,43 +203,61 @@ __device__ void qrcp_pivot(T* A, long long lda, long long m, long long n, long l
     }
   }
   __syncthreads();
-  const T scale = make<T, R>(sh_sr, sh_si);
-  for (long long i = j + 1 + t; i < m; i += blockDim.x) {
-    T x = sh_trivial ? col[i] : mul(col[i], scale);
-    col[i] = x;
-    v[i] = x;
+  if (!sh_trivial) {
+    const T scale = make<T, R>(sh_sr, sh_si);
+    for (long long i = j + 1 + t; i < m; i += blockDim.x) col[i] = mul(ldcg(col + i), scale);
   }
-  if (t == 0) v[j] = make<T, R>(1, 0);
 }
 
-// ---- step j, part 2: apply H^H to trailing columns, new norms ----------------
+// ---- column norms, then pivot step 0 -----------------------------------------
 template <class T>
-__device__ void qrcp_update(T* A, long long lda, long long m, long long n, long long j,
-                            typename real_of<T>::type* vn, const T* tau, const T* v) {
+__device__ void qrcp_start(T* A, long long lda, long long m, long long n,
+                           typename real_of<T>::type* vn, long long* perm, T* tau,
+                           unsigned int* counter) {
+  typedef typename real_of<T>::type R;
+  __shared__ R sh[1024];
+  const long long c = blockIdx.x;
+  const T* col = A + c * lda;
+  R s = 0;
+  for (long long i = threadIdx.x; i < m; i += blockDim.x) s += abs2(col[i]);
+  s = block_sum(s, sh);
+  if (threadIdx.x == 0) vn[c] = sqrt(s);
+  if (last_block(counter)) qrcp_pivot_body<T>(A, lda, m, n, 0, vn, perm, tau);
+}
+
+// ---- step j: apply H_j^H to the trailing columns, new norms, pivot j + 1 -----
+// k = min(m, n); launched with n - j - 1 blocks.
+template <class T>
+__device__ void qrcp_step(T* A, long long lda, long long m, long long n, long long j,
+                          long long k, typename real_of<T>::type* vn, long long* perm,
+                          T* tau, unsigned int* counter) {
   typedef typename real_of<T>::type R;
   __shared__ R sh[1024];
   const long long c = j + 1 + blockIdx.x;
-  if (c >= n) return;
   T* col = A + c * lda;
+  const T* v = A + j * lda;          // reflector j: v[j] = 1 implied
+  const T one = make<T, R>(1, 0);
   // w = v^H a_c
   R wr = 0, wi = 0;
   for (long long i = j + threadIdx.x; i < m; i += blockDim.x) {
-    T p = mul(conjg(v[i]), col[i]);
+    T p = mul(conjg(i == j ? one : v[i]), col[i]);
     wr += re_of(p);
     wi += im_of(p);
   }
   wr = block_sum(wr, sh);
   wi = block_sum(wi, sh);
   // a_c -= conj(tau) v w
-  const T k = mul(conjg(tau[j]), make<T, R>(wr, wi));
+  const T kk = mul(conjg(tau[j]), make<T, R>(wr, wi));
   R s = 0;
   for (long long i = j + threadIdx.x; i < m; i += blockDim.x) {
-    T x = sub(col[i], mul(v[i], k));
+    T x = sub(col[i], mul(i == j ? one : v[i], kk));
     col[i] = x;
     if (i > j) s += abs2(x);
   }
   s = block_sum(s, sh);
   if (threadIdx.x == 0) vn[c] = sqrt(s);
+  if (j + 1 < k && last_block(counter))
+    qrcp_pivot_body<T>(A, lda, m, n, j + 1, vn, perm, tau);
 }
 
 // ---- complex eigenvectors from LAPACK's real packing -------------------------

@@ -7,11 +7,15 @@ variant with NVRTC on a machine without a GPU.
 
 Kernels
 -------
-qrcp_norms, qrcp_pivot, qrcp_update
+qrcp_start, qrcp_step
     Householder QR with column pivoting, one column per step (BLAS-2, the
     algorithm of LAPACK's xGEQP2 with exact recomputation of the partial
-    column norms instead of xLAQP2's downdating). Used by ``qr(...,
-    pivoting=True)``: cuSOLVER has no geqp3.
+    column norms instead of xLAQP2's downdating), ONE launch per column:
+    the launch of step j applies reflector j to the trailing columns (one
+    block per column) and recomputes their norms, and its last block to
+    finish (threadfence + atomic counter) picks pivot j + 1, swaps it in and
+    builds reflector j + 1. Used by ``qr(..., pivoting=True)``: cuSOLVER has
+    no geqp3.
 eig_pairs
     LAPACK's packed real eigenvectors (conjugate pairs in two real columns)
     to complex eigenvectors, as ``scipy.linalg.eig`` returns them.
@@ -37,14 +41,12 @@ DTYPES = ("float32", "float64", "complex64", "complex128")
 # kernel -> (parameter list, call of the device template); {T}: element
 # type, {R}: its real type.
 KERNELS = {
-    "qrcp_norms": ("const {T}* A, long long lda, long long m, long long n, {R}* vn",
-                   "gsl::qrcp_norms<{T}>(A, lda, m, n, vn);"),
-    "qrcp_pivot": ("{T}* A, long long lda, long long m, long long n, long long j, "
-                   "{R}* vn, long long* perm, {T}* tau, {T}* v",
-                   "gsl::qrcp_pivot<{T}>(A, lda, m, n, j, vn, perm, tau, v);"),
-    "qrcp_update": ("{T}* A, long long lda, long long m, long long n, long long j, "
-                    "{R}* vn, const {T}* tau, const {T}* v",
-                    "gsl::qrcp_update<{T}>(A, lda, m, n, j, vn, tau, v);"),
+    "qrcp_start": ("{T}* A, long long lda, long long m, long long n, {R}* vn, "
+                   "long long* perm, {T}* tau, unsigned int* counter",
+                   "gsl::qrcp_start<{T}>(A, lda, m, n, vn, perm, tau, counter);"),
+    "qrcp_step": ("{T}* A, long long lda, long long m, long long n, long long j, "
+                  "long long k, {R}* vn, long long* perm, {T}* tau, unsigned int* counter",
+                  "gsl::qrcp_step<{T}>(A, lda, m, n, j, k, vn, perm, tau, counter);"),
     "eig_pairs": ("const {R}* vr, const {R}* wi, gs::complex<{R}>* out, long long n",
                   "gsl::eig_pairs<{R}>(vr, wi, out, n);"),
 }
@@ -108,15 +110,15 @@ def qrcp(a):
         return tau, perm
     lda = max(1, a.strides[1] // a.itemsize)
     vn = gp.empty((n,), rdt)
-    v = gp.zeros((m,), dt)
+    counter = gp.zeros((1,), numpy.uint32)    # reset by the kernels after use
     threads = 256
-    _function("qrcp_norms", dt)((n, 1, 1), (threads, 1, 1), (a, lda, m, n, vn))
-    piv = _function("qrcp_pivot", dt)
-    upd = _function("qrcp_update", dt)
+    _function("qrcp_start", dt)((n, 1, 1), (threads, 1, 1),
+                                (a, lda, m, n, vn, perm, tau, counter))
+    step = _function("qrcp_step", dt)
     for j in range(k):
-        piv((1, 1, 1), (512, 1, 1), (a, lda, m, n, j, vn, perm, tau, v))
         if n - j - 1 > 0:
-            upd((n - j - 1, 1, 1), (threads, 1, 1), (a, lda, m, n, j, vn, tau, v))
+            step((n - j - 1, 1, 1), (threads, 1, 1),
+                 (a, lda, m, n, j, k, vn, perm, tau, counter))
     return tau, perm
 
 

@@ -306,7 +306,8 @@ def expm(A):
     Pade quotient one batched LU solve (one warp per system for n <= 32,
     cuBLAS getrfBatched/getrsBatched up to n = 256, cuSOLVER per matrix
     above), the squarings batched over the matrices still to square.
-    Diagonal input gives the exponential of the diagonal and triangular
+    Diagonal input gives the exponential of the diagonal (the device's
+    ``exp``, which may differ from the host's by an ulp) and triangular
     input an exactly triangular result, as SciPy; SciPy's recomputation of
     the diagonal and first off-diagonal during the squaring of triangular
     input (Al-Mohy & Higham, Code Fragment 2.1) is not applied.

@@ -13,7 +13,8 @@ import numpy
 
 from .._kernel._ufunc_names import ctype
 
-__all__ = ["THREADS", "items_per_thread", "state_bytes", "state_layout", "accumulator",
+__all__ = ["THREADS", "items_per_thread", "packed", "state_bytes", "state_layout",
+           "accumulator",
            "carry", "carry_size",
            "scan_rows_source", "scan_lines_source", "compact_source",
            "gather_axis_source", "bincount_source", "histogram_source",
@@ -90,13 +91,26 @@ accumulator_size = carry_size   # slot size (kept for callers of the old name)
 SLOT_ALIGN = 16
 
 
+def packed(slot_size):
+    """True when a look-back slot of ``slot_size`` bytes is published
+    together with its status in one 16-byte descriptor (``slot_size <= 8``:
+    every carry but complex<double>)."""
+    return slot_size <= 8
+
+
 def state_layout(ntiles, slot_size):
-    """``(status_offset, aggregate_offset, inclusive_offset, total_bytes)``
-    of a ``gs::scan::tile_state`` (mirrors its constructor): counter at 0,
-    status words at 16, each region padded to a multiple of 16 bytes, so
-    every slot is 16-byte aligned (the complex<double> carry's alignment)."""
+    """Byte layout of a ``gs::scan::tile_state`` (mirrors its constructors).
+
+    Packed (``slot_size <= 8``): ``(16, total_bytes)`` -- counter at 0,
+    then one 16-byte ``{status, value}`` descriptor per tile from byte 16.
+    Wide: ``(status_offset, aggregate_offset, inclusive_offset,
+    total_bytes)`` -- counter at 0, status words at 16, each region padded
+    to a multiple of 16 bytes, so every slot is 16-byte aligned (the
+    complex<double> carry's alignment)."""
     def up16(b):
         return ((b + 15) // 16) * 16
+    if packed(slot_size):
+        return 16, 16 + 16 * ntiles
     status = 16
     agg = status + up16(ntiles * 4)
     inc = agg + up16(ntiles * slot_size)
@@ -104,9 +118,9 @@ def state_layout(ntiles, slot_size):
 
 
 def state_bytes(ntiles, acc_size):
-    """Bytes of a ``gs::scan::tile_state`` for ``ntiles`` tiles (counter,
-    status words padded to 16 bytes, two value slots per tile)."""
-    return state_layout(ntiles, acc_size)[3]
+    """Bytes the host allocates (and zeroes) for a ``gs::scan::tile_state``
+    of ``ntiles`` tiles whose look-back slots are ``acc_size`` bytes."""
+    return state_layout(ntiles, acc_size)[-1]
 
 
 _HEADER = "#include <gpuscipy/scan.cuh>\n"

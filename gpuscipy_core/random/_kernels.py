@@ -262,7 +262,20 @@ extern "C" __global__ void __launch_bounds__({_BLOCK})
 @contextlib.contextmanager
 def launch_config(block=None, grid=None):
     """Force a block size and grid size for the kernels launched inside
-    (a test hook: outputs must not change)."""
+    (a test hook: outputs must not change).
+
+    Raises
+    ------
+    ValueError
+        ``block`` outside ``1 .. 256``: every kernel here is compiled with
+        ``__launch_bounds__(256)``, and a larger block fails to launch
+        (``CUDA_ERROR_INVALID_VALUE``); ``grid`` below 1.
+    """
+    if block is not None and not 1 <= int(block) <= _BLOCK:
+        raise ValueError(f"block must be in 1..{_BLOCK} (the kernels' launch bound), "
+                         f"got {block}")
+    if grid is not None and int(grid) < 1:
+        raise ValueError(f"grid must be >= 1, got {grid}")
     old = dict(_launch_override)
     _launch_override.update(block=block, grid=grid)
     try:

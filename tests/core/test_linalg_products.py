@@ -23,6 +23,7 @@ import pytest
 from numpy.lib.stride_tricks import as_strided
 
 from gpuscipy_core._kernel._nvrtc import compile_cubin
+from gpuscipy_core._routines import _einsum as E
 from gpuscipy_core._routines import _linalg as L
 
 from ._parity import ALL_DTYPES, assert_parity, assert_raises_like, dtype_id, random_array
@@ -176,7 +177,7 @@ def _labels_to_str(labels, nell):
 
 @pytest.mark.parametrize("subs, shapes", EINSUM_PARSE, ids=[c[0] for c in EINSUM_PARSE])
 def test_einsum_parse_output_rank(subs, shapes):
-    inputs, output = L._parse_einsum(subs, shapes)
+    inputs, output = E._parse_einsum(subs, shapes)
     assert [len(x) for x in inputs] == [len(s) for s in shapes]
     expected = np.einsum(subs, *[np.ones(s) for s in shapes])
     assert len(output) == np.ndim(expected)
@@ -206,21 +207,21 @@ def test_einsum_parse_errors_like_numpy(subs, shapes):
     with pytest.raises(Exception) as np_info:
         np.einsum(subs, *[np.ones(s) for s in shapes])
     with pytest.raises(type(np_info.value)) as info:
-        L._parse_einsum(subs, shapes)
+        E._parse_einsum(subs, shapes)
     # the same first words as NumPy's message
     assert str(info.value).split()[:3] == str(np_info.value).split()[:3], \
         (str(info.value), str(np_info.value))
 
 
 def test_einsum_sublist_form():
-    s, ops = L._einsum_args("x", [1])
+    s, ops = E._einsum_args("x", [1])
     assert s == "x"
-    s, ops = L._einsum_args(10, [[0, 1], 20, [1, 2], [0, 2]])
+    s, ops = E._einsum_args(10, [[0, 1], 20, [1, 2], [0, 2]])
     assert s == "ab,bc->ac" and ops == [10, 20]
-    s, ops = L._einsum_args(10, [[Ellipsis, 0], 20, [0, Ellipsis]])
+    s, ops = E._einsum_args(10, [[Ellipsis, 0], 20, [0, Ellipsis]])
     assert s == "...a,a..." and ops == [10, 20]
     with pytest.raises(ValueError):
-        L._einsum_args(10, [[0, 52]])
+        E._einsum_args(10, [[0, 52]])
 
 
 # ---------------------------------------------------------------- emulated device

@@ -86,18 +86,25 @@ def normal_f64_ref(w):
     return box_muller_ref(u, turns)
 
 
-def lemire_ref(words, attempt_words, rng_size):
-    """One element of ``integers``: candidates from a block, then retries."""
+def lemire_ref(words, attempt, rng_size, max_attempts=200):
+    """One element of ``integers``: the two candidates of its block, then
+    those of the retry blocks ``attempt(1), attempt(2), ...`` (computed
+    lazily: for a range just above 2**63 a candidate is rejected with
+    probability ~1/2, so long retry chains occur in a few hundred draws)."""
     def cands(w):
         return [int(w[0]) | (int(w[1]) << 32), int(w[2]) | (int(w[3]) << 32)]
-    for x in cands(words) + [c for w in attempt_words for c in cands(w)]:
-        if rng_size == 0:
-            return x
-        m = x * rng_size
-        lo = m & ((1 << 64) - 1)
-        if lo < rng_size and lo < ((1 << 64) - rng_size) % rng_size:
-            continue
-        return m >> 64
+    a = 0
+    while a <= max_attempts:
+        for x in cands(words):
+            if rng_size == 0:
+                return x
+            m = x * rng_size
+            lo = m & ((1 << 64) - 1)
+            if lo < rng_size and lo < ((1 << 64) - rng_size) % rng_size:
+                continue
+            return m >> 64
+        a += 1
+        words = attempt(a)
     raise AssertionError("reference ran out of attempts")
 
 
@@ -137,6 +144,37 @@ def test_kernels_compile():
     compile_cubin(*K.choice_p_source())
     for w in (1, 2, 4, 8):
         compile_cubin(*K.take_rows_source(w))
+
+
+def test_launch_config_checks_block_against_launch_bound():
+    # the kernels carry __launch_bounds__(256): a larger block cannot launch
+    for bad in ({"block": 257}, {"block": 1024}, {"block": 0}, {"grid": 0}):
+        with pytest.raises(ValueError):
+            with K.launch_config(**bad):
+                pass
+    with K.launch_config(block=256, grid=1):
+        assert K._launch_override == {"block": 256, "grid": 1}
+    assert K._launch_override == {"block": None, "grid": None}
+    assert "__launch_bounds__(256)" in K.philox_source("uniform", "f4", True)[0]
+
+
+def test_lemire_reference_follows_long_retry_chains():
+    # range just above 2**63: each candidate is rejected with probability
+    # ~1/2, so some of 300 elements need more than 4 retry blocks
+    rng_size = 2 ** 63 + 12335
+    key, ctr = 0x1234, 77
+    blocks = stream_ref(key, ctr, 300)
+    depth = []
+    for i in range(300):
+        calls = []
+
+        def retry(a, i=i):
+            calls.append(a)
+            return stream_ref(key, ctr + i + (a << 96), 1)[0]
+        r = lemire_ref(blocks[i], retry, rng_size)
+        assert 0 <= r < rng_size
+        depth.append(len(calls))
+    assert max(depth) > 0 and np.mean(depth) < 1.0
 
 
 def test_sources_are_pure_and_distinct():
@@ -345,7 +383,11 @@ def test_integers_match_reference(low, high, dtype):
     rng_size = (high - low) % 2 ** 64
     ref = []
     for i in range(n):
-        retry = [stream_ref(key, ctr + i + (a << 96), 1)[0] for a in (1, 2, 3, 4)]
+        def retry(a, i=i):
+            # the kernel adds ``a`` to the top 32-bit word of the counter
+            c = ctr + i
+            top = ((c >> 96) + a) & 0xFFFFFFFF
+            return stream_ref(key, (c & ((1 << 96) - 1)) | (top << 96), 1)[0]
         r = lemire_ref(blocks[i], retry, rng_size)
         ref.append((low + r) % 2 ** 64)
     ref = np.array(ref, dtype=np.uint64).astype(np.dtype(dtype))
@@ -388,7 +430,9 @@ def test_independent_of_launch_configuration(method):
             return g.choice(4, size=10001, p=[0.1, 0.2, 0.3, 0.4])
         return g.permutation(5000)
     ref = gp.asnumpy(draw())
-    for block, grid in [(32, 1), (64, 3), (1024, 7), (128, 10000)]:
+    # blocks up to the kernels' launch bound (256), a non-power-of-two
+    # block, one tiny grid and grids beyond the work
+    for block, grid in [(32, 1), (64, 3), (96, 5), (256, 7), (128, 10000), (1, 2)]:
         with K.launch_config(block=block, grid=grid):
             np.testing.assert_array_equal(gp.asnumpy(draw()), ref,
                                           err_msg=f"block={block} grid={grid}")

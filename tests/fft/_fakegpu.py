@@ -114,6 +114,10 @@ def _from_ptr(ptr, dtype, count):
     return np.frombuffer(buf, dtype=dtype)
 
 
+class FakeCUFFTError(RuntimeError):
+    """What the emulated cuFFT raises for a call the real one rejects."""
+
+
 class FakeCufft:
     """The cuFFT calls of gpuscipy.fft, executed with numpy.fft on host memory."""
 
@@ -179,9 +183,18 @@ class FakeCufft:
         p = self.plans[h]
         assert p["auto"] == 0, "plans must not auto-allocate"
         assert "work" in p, "no work area set"
-        self.execs += 1
         typ = p["typ"]
         double = typ >= 0x60
+        # cuFFT: both pointers of every execution (R2C and C2R included) must
+        # be aligned to cufftComplex / cufftDoubleComplex; else the exec
+        # returns CUFFT_INVALID_VALUE (what the H200 run showed for R2C
+        # pointers at odd real offsets)
+        align = 16 if double else 8
+        if iptr % align or optr % align:
+            raise FakeCUFFTError(f"cufftExec failed: CUFFT_INVALID_VALUE (4): "
+                                 f"pointer not aligned to {align} bytes "
+                                 f"(in {iptr % align}, out {optr % align})")
+        self.execs += 1
         cdt = np.complex128 if double else np.complex64
         rdt = np.float64 if double else np.float32
         kind = typ & 0xf

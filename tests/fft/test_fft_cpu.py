@@ -76,9 +76,18 @@ def test_r2r_recipe_inner_axis_and_complex(dst, type):
                    sfun(xc, type=type, axis=0, norm=norm))
 
 
-def test_r2r_dct1_length1_scipy_error():
-    with pytest.raises(RuntimeError, match="zero-length FFT requested"):
-        sfft.dct(np.ones(1), type=1)
+def test_r2r_dct1_length1_error_like_scipy():
+    """A type-1 DCT of length 1 raises the installed SciPy's exception with
+    its message (pocketfft and ducc word it differently); r2r_axis raises
+    before touching the device, so a host array stands in."""
+    want = _outcome(lambda: sfft.dct(np.ones((2, 1)), type=1))
+    assert want[0] == "err"     # if SciPy ever computes it, revisit r2r_axis
+    for norm, orth in (("backward", None), ("ortho", True), ("forward", False)):
+        got = _outcome(lambda: rt.r2r_axis(np.ones((2, 1)), 1, 1, False, norm, orth))
+        assert got == want, (got, want)
+    # other types and DST-I of length 1 are fine in SciPy
+    assert sfft.dst(np.ones(1), type=1).shape == (1,)
+    assert sfft.dct(np.ones(1), type=2).shape == (1,)
 
 
 @pytest.mark.parametrize("type", TYPES)
@@ -173,15 +182,26 @@ ND_CASES = [
 
 @pytest.mark.parametrize("shape,s,axes", ND_CASES)
 def test_init_nd_shape_and_axes_like_scipy(shape, s, axes):
-    from scipy.fft._pocketfft.helper import _init_nd_shape_and_axes
-    want = _outcome(lambda: _init_nd_shape_and_axes(np.empty(shape), s, axes))
+    """Our (shape, axes) resolution against SciPy's public fftn/rfftn (no
+    SciPy private module: 1.18 replaced pocketfft): the same exception
+    type and message, or the output shapes the resolved (s, axes) imply --
+    rfftn's halved axis checks the order of the axes."""
+    x = np.zeros(shape)
+    want = _outcome(lambda: sfft.fftn(x, s=s, axes=axes).shape)
     got = _outcome(lambda: _helper.init_nd_shape_and_axes(shape, s, axes))
-    if want[0] == "ok":
-        assert got[0] == "ok", got
-        assert tuple(got[1][0]) == tuple(want[1][0])
-        assert list(got[1][1]) == list(want[1][1])
-    else:
+    if want[0] == "err":
         assert got[0] == "err" and got[1] is want[1] and got[2] == want[2], (got, want)
+        return
+    assert got[0] == "ok", (got, want)
+    ss, ax = tuple(got[1][0]), list(got[1][1])
+    assert len(ss) == len(ax)
+    out = list(shape)
+    for a, n in zip(ax, ss):
+        out[a] = n
+    assert tuple(out) == want[1]
+    if ax:
+        out[ax[-1]] = ss[-1] // 2 + 1
+        assert tuple(out) == sfft.rfftn(x, s=s, axes=axes).shape
 
 
 @pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward", "bad", 1, "Ortho"])
@@ -468,14 +488,36 @@ def test_signatures_match_scipy():
             inspect.signature(getattr(sfft, name)), name
 
 
+def _fht_host(a, u, dln, offset, bias, inverse):
+    """FFTLog on the host with the coefficients ``u`` (SciPy's definition of
+    fht/ifht: bias factors, rfft, times u (or / conj(u)), irfft, reversal)."""
+    n = a.shape[-1]
+    j = np.arange(n) - (n - 1) / 2
+    if bias:
+        a = a * (np.exp(bias * (j * dln + offset)) if inverse
+                 else np.exp(-bias * j * dln))
+    A = np.fft.rfft(a)
+    A = A / np.conj(u) if inverse else A * u
+    A = np.fft.irfft(A, n)[::-1]
+    if bias:
+        A = A * (np.exp(bias * j * dln) if inverse
+                 else np.exp(-bias * (j * dln + offset)))
+    return A
+
+
 def test_fht_coefficients_like_scipy():
-    from scipy.fft._fftlog_backend import fhtcoeff
+    """Our FFTLog coefficients, used in SciPy's definition on the host, give
+    the public scipy.fft.fht/ifht (no SciPy private module)."""
+    rng = np.random.default_rng(3)
     for n, dln, mu, off, bias in ((8, 0.1, 0.5, 0.0, 0.0), (9, 0.05, -0.5, 0.3, 0.7),
-                                  (64, 0.2, 2.0, -0.1, -1.2), (1, 0.1, 0.0, 0.0, 0.0)):
+                                  (64, 0.2, 2.0, -0.1, -1.2), (1, 0.1, 0.0, 0.0, 0.0),
+                                  (33, 0.15, 1.0, 0.2, 0.0)):
+        a = rng.standard_normal(n)
         for inv in (False, True):
-            np.testing.assert_allclose(
-                rt_fht_coeff(n, dln, mu, off, bias, inv),
-                fhtcoeff(n, dln, mu, offset=off, bias=bias, inverse=inv), rtol=1e-13)
+            u = rt_fht_coeff(n, dln, mu, off, bias, inv)
+            assert u.shape == (n // 2 + 1,) and u.dtype == np.complex128
+            want = (sfft.ifht if inv else sfft.fht)(a, dln, mu, offset=off, bias=bias)
+            _close(_fht_host(a, u, dln, off, bias, inv), want, rtol=1e-12)
 
 
 def rt_fht_coeff(*args):

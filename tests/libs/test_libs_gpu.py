@@ -106,12 +106,48 @@ def test_cusolver_getrf_getrs_solve_and_error_recovery():
                            _ptr(ipiv), libs.CUDA_R_64F, _ptr(db), n, _ptr(info))
         assert int(gs.asnumpy(info)[0]) == 0
         numpy.testing.assert_allclose(gs.asnumpy(db), numpy.linalg.solve(a, b), rtol=1e-10)
-        with pytest.raises(libs.CUSOLVERError, match=r"cusolverDnXgetrf_bufferSize failed: "
-                                                     r"CUSOLVER_STATUS_INVALID_VALUE \(3\)"):
-            c.cusolverDnXgetrf_bufferSize(h, params, -1, n, libs.CUDA_R_64F, _ptr(da), n,
-                                          libs.CUDA_R_64F)
+        # A failing call must raise CUSOLVERError with the status in the
+        # message and leave the handle usable. Which bad arguments a given
+        # cuSOLVER release rejects varies (13.0's Xgetrf_bufferSize accepts
+        # m = -1), so try documented invalid inputs, none of which can touch
+        # memory outside the 6x6 buffer, and require at least one to fail.
+        scratch = gs.asarray(a.T.copy())
+        bad = [
+            ("cusolverDnXgetrf_bufferSize", lambda: c.cusolverDnXgetrf_bufferSize(
+                h, params, n, n, libs.CUDA_R_64F, _ptr(scratch), 1, libs.CUDA_R_64F)),
+            ("cusolverDnDgetrf_bufferSize", lambda: c.cusolverDnDgetrf_bufferSize(
+                h, -1, n, _ptr(scratch), n)),
+            ("cusolverDnDpotrf_bufferSize", lambda: c.cusolverDnDpotrf_bufferSize(
+                h, 12345, n, _ptr(scratch), n)),
+            # lda = 1 < m: if it were not checked, a 6x6 factorization with
+            # lda 1 reads/writes elements 0..10 only (in bounds)
+            ("cusolverDnXgetrf", lambda: c.cusolverDnXgetrf(
+                h, params, n, n, libs.CUDA_R_64F, _ptr(scratch), 1, _ptr(ipiv),
+                libs.CUDA_R_64F, _ptr(work), dev, hwork.ctypes.data, host, _ptr(info))),
+        ]
+        raised = []
+        for call, fn in bad:
+            try:
+                fn()
+            except libs.CUSOLVERError as e:
+                assert e.library == "cusolver" and e.call == call and e.status != 0
+                assert getattr(c, e.status_name) == e.status      # a known status
+                assert str(e) == f"{call} failed: {e.status_name} ({e.status})", str(e)
+                raised.append((call, e.status_name))
+        assert raised, "no invalid cuSOLVER call was rejected"
+        gs.cuda.get_current_stream().synchronize()
+        # the handle still works: the same query and a fresh solve
         assert c.cusolverDnXgetrf_bufferSize(h, params, n, n, libs.CUDA_R_64F, _ptr(da), n,
                                              libs.CUDA_R_64F) == (dev, host)
+        da = gs.asarray(a.T.copy())
+        db = gs.asarray(b)
+        info = gs.zeros(1, numpy.int32)
+        c.cusolverDnXgetrf(h, params, n, n, libs.CUDA_R_64F, _ptr(da), n, _ptr(ipiv),
+                           libs.CUDA_R_64F, _ptr(work), dev, hwork.ctypes.data, host, _ptr(info))
+        c.cusolverDnXgetrs(h, params, c.CUBLAS_OP_N, n, 1, libs.CUDA_R_64F, _ptr(da), n,
+                           _ptr(ipiv), libs.CUDA_R_64F, _ptr(db), n, _ptr(info))
+        assert int(gs.asnumpy(info)[0]) == 0
+        numpy.testing.assert_allclose(gs.asnumpy(db), numpy.linalg.solve(a, b), rtol=1e-10)
     finally:
         c.cusolverDnDestroyParams(params)
 
@@ -181,11 +217,30 @@ def test_curand_statistics():
         hu, hz = gs.asnumpy(u), gs.asnumpy(z)
         assert 0 < hu.min() and hu.max() <= 1 and abs(hu.mean() - 0.5) < 0.01
         assert abs(hz.mean() - 2.0) < 0.05 and abs(hz.std() - 3.0) < 0.05
-        with pytest.raises(libs.CURANDError, match="CURAND_STATUS_LENGTH_NOT_MULTIPLE"):
-            r.curandGenerateNormal(g, _ptr(z), 3, 0.0, 1.0)   # odd count
-        r.curandGenerateUniformDouble(g, _ptr(u), 8)           # still usable
+        # (an odd count for curandGenerateNormal is no error case: the cuRAND
+        # of CUDA 13 accepts it for Philox, the binding passes n unchanged)
+        r.curandGenerateNormal(g, _ptr(z), 3, 0.0, 1.0)
+        assert numpy.isfinite(gs.asnumpy(z[:3])).all()
+        r.curandGenerateUniformDouble(g, _ptr(u), 8)
     finally:
         r.curandDestroyGenerator(g)
+    # documented errors: an invalid generator type, and seeding a
+    # quasi-random generator (CURAND_STATUS_TYPE_ERROR for both)
+    with pytest.raises(libs.CURANDError, match=r"^curandCreateGenerator failed: "
+                                               r"CURAND_STATUS_TYPE_ERROR \(103\)$"):
+        r.curandCreateGenerator(12345)
+    q = r.curandCreateGenerator(r.CURAND_RNG_QUASI_SOBOL32)
+    try:
+        r.curandSetStream(q, gs.cuda.get_current_stream().ptr)
+        with pytest.raises(libs.CURANDError, match=r"^curandSetPseudoRandomGeneratorSeed "
+                                                   r"failed: CURAND_STATUS_TYPE_ERROR"):
+            r.curandSetPseudoRandomGeneratorSeed(q, 1)
+        v = gs.empty(64, numpy.float32)
+        r.curandGenerateUniform(q, _ptr(v), v.size)       # still usable
+        hv = gs.asnumpy(v)
+        assert 0 < hv.min() and hv.max() <= 1 and abs(hv.mean() - 0.5) < 0.05
+    finally:
+        r.curandDestroyGenerator(q)
 
 
 def test_cudss_solve():

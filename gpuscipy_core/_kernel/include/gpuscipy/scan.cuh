@@ -17,15 +17,25 @@
 //     scans sequentially per thread in the accumulator type, then across the
 //     warp with shuffles, then across the 8 warps through shared memory in
 //     the carry type (see "Accumulator and carry" below).
-//   * The block publishes its aggregate (status A) at once, then warp 0
-//     looks back over the 32 preceding tiles at a time: it waits until none
-//     of them is still X (invalid), adds the values up to the nearest tile
-//     with status P (inclusive prefix) and stops there, or adds all 32
-//     aggregates and moves 32 tiles further back. Then it publishes its own
-//     inclusive prefix (status P).
+//   * The block publishes its aggregate (status A) at once, then the whole
+//     block looks back over the 256 preceding tiles at a time (thread p
+//     reads tile - 1 - p): it waits only for the X (invalid) tiles nearer
+//     than the nearest tile with status P (inclusive prefix), adds the
+//     values up to that P and stops, or adds all 256 aggregates and moves
+//     256 tiles further back. Then it publishes its own inclusive prefix
+//     (status P). Prefix knowledge moves at most one window per L2 round
+//     trip, so the window must be wide: with 32 tiles per round (one warp)
+//     2^16 tiles of 4096 floats serialised to ~1.5 ms on an H200; with 256
+//     the chain is ~8x shorter than the tiles' own memory traffic.
+//   * Loads and stores of whole, 16-byte aligned warp segments are 16-byte
+//     vectors with streaming hints (__ldcs/__stcs: the data is touched once).
 //
-// Memory ordering of the tile descriptors. Each tile has a status word and
-// two value slots, `aggregate` and `inclusive`, each written exactly once:
+// Memory ordering of the tile descriptors. Carries of at most 8 bytes
+// (all but complex<double>) share a 16-byte descriptor {status, value}
+// with their status, written and read by single 16-byte relaxed accesses
+// (see tile_state<A, true>): no fences at all. 16-byte carries use a
+// status word and two value slots, `aggregate` and `inclusive`, each
+// written exactly once:
 //     writer:  slot = v (volatile word stores); fence.acq_rel.gpu; status = s;
 //     reader:  s = status (volatile load, spin while X); fence.acq_rel.gpu;
 //              v = slot named by s (volatile word loads).
@@ -35,10 +45,9 @@
 // happens-before the slot load (fence.acq_rel is all these patterns need;
 // __threadfence() is the stronger, slower fence.sc). A slot is never
 // rewritten and the status only moves X -> A -> P, so whichever state the
-// reader saw, the slot it reads holds the value that state announced. Values go through volatile
-// word accesses (L1 is bypassed), which works for any value type whose size
-// is a multiple of 4 bytes, including 16-byte complex accumulators that no
-// single store could publish atomically.
+// reader saw, the slot it reads holds the value that state announced.
+// Values go through volatile word accesses (L1 is bypassed), which works
+// for 16-byte complex accumulators that no single store could publish.
 //
 // Accumulator and carry. An operation has two value types: `acc_t`, in
 // which each thread scans its ITEMS elements (registers: float for float16
@@ -51,11 +60,11 @@
 // the registers of a double accumulator: more resident blocks, more bytes in
 // flight). For the other types acc_t == carry_t.
 //
-// Alignment. The descriptors are [counter 8 B | pad 8 B][status words,
-// padded to a multiple of 16 B][aggregate slots][inclusive slots]: with a
-// base aligned to 256 B (every pool allocation) every slot is aligned to
-// 16 B, enough for the 16-byte complex<double> carry; slots are moreover
-// accessed by 4-byte words only. Shared-memory staging buffers are alignas(16).
+// Alignment. Packed descriptors: [counter 8 B | pad 8 B][16 B per tile];
+// wide: [counter 8 B | pad 8 B][status words, padded to a multiple of
+// 16 B][aggregate slots][inclusive slots]. With a base aligned to 256 B
+// (every pool allocation) every descriptor and slot is 16-byte aligned.
+// Shared-memory staging buffers are alignas(16).
 //
 // Batched scans along the last axis of a C-contiguous (rows, n) array use
 // the same kernel with tiles aligned to rows: tile k of a row looks back
@@ -135,12 +144,56 @@ template <class T> GS_FI T load_volatile(const T* p) {
 }
 
 // ---------------------------------------------------------------------------
-// Tile descriptors (one allocation, zeroed by the host before the launch):
+// Tile descriptors (one allocation, zeroed by the host before the launch).
+//
+// Packed (carry types of at most 8 bytes: every scan but complex128, and the
+// compaction counts): [counter: 8 bytes, pad to 16][desc: ntiles x 16 bytes],
+// desc[t] = {status (8 bytes), value bits (8 bytes)} written and read as ONE
+// 16-byte access (st/ld.relaxed.gpu.v2.u64 on a 16-byte aligned address), so
+// a reader that sees a status sees the value published with it: no fence on
+// either side, and one L2 round trip per poll. (The PTX memory model
+// specifies vector accesses element-wise; an aligned 16-byte access is one
+// L2 sector transaction on every NVIDIA GPU, which CUB's ScanTileState has
+// relied on for its 8-byte values since 2016.)
+//
+// Wide (16-byte carries, complex<double>):
 //   [counter: 8 bytes, pad to 16][status: ntiles ints, padded to 16]
 //   [aggregate: ntiles A, padded to 16][inclusive: ntiles A, padded to 16]
-// (mirrored by _scan_source.state_layout; every region starts on 16 bytes)
+// with the fence protocol described at the top of this file.
+// (Both mirrored by _scan_source.state_layout / state_bytes.)
 // ---------------------------------------------------------------------------
-template <class A> struct tile_state {
+template <class A, bool PACKED = (sizeof(A) <= 8)> struct tile_state;
+
+template <class A> struct tile_state<A, true> {
+  static_assert(sizeof(A) == 4 || sizeof(A) == 8, "packed slots hold 4- or 8-byte values");
+  unsigned long long* counter;
+  unsigned long long* desc;   // 2 words per tile
+
+  GS_FI tile_state(void* base, long long) {
+    char* p = reinterpret_cast<char*>(base);
+    counter = reinterpret_cast<unsigned long long*>(p);
+    desc = reinterpret_cast<unsigned long long*>(p + 16);
+  }
+
+  GS_FI void publish(long long tile, const A& v, int s) {
+    unsigned long long bits = 0;
+    memcpy(&bits, &v, sizeof(A));
+    const unsigned long long st = (unsigned long long)s;
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};"
+                 :: "l"(desc + 2 * tile), "l"(st), "l"(bits) : "memory");
+  }
+
+  // Status of `tile` and, when it is not X, the value published with it.
+  GS_FI void poll(long long tile, int& s, A& v) const {
+    unsigned long long st, bits;
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(st), "=l"(bits) : "l"(desc + 2 * tile) : "memory");
+    s = (int)st;
+    memcpy(&v, &bits, sizeof(A));
+  }
+};
+
+template <class A> struct tile_state<A, false> {
   static_assert(alignof(A) <= 16, "tile slots are aligned to 16 bytes");
   unsigned long long* counter;
   int* status;
@@ -162,10 +215,16 @@ template <class A> struct tile_state {
     fence_acq_rel();   // release: the slot is visible before the status
     *reinterpret_cast<volatile int*>(status + tile) = s;
   }
-};
 
-// Bytes the host must allocate (and zero) for a tile_state of ntiles tiles.
-// (Mirrored in _scan_source.state_bytes.)
+  GS_FI void poll(long long tile, int& s, A& v) const {
+    s = *reinterpret_cast<const volatile int*>(status + tile);
+    if (s != kStatusInvalid) {
+      fence_acq_rel();   // acquire: the slot named by s is visible now
+      v = (s == kStatusPrefix) ? load_volatile(inclusive + tile)
+                               : load_volatile(aggregate + tile);
+    }
+  }
+};
 
 // ---------------------------------------------------------------------------
 // Block-wide pieces
@@ -209,37 +268,77 @@ GS_FI A block_exclusive(A total, A* warp_totals, A& block_total) {
   return Op::combine(before, exc);
 }
 
-// Decoupled look-back, run by one whole warp for tile `tile` whose row
-// starts at tile `first` (< tile). Returns the exclusive prefix of the tile
-// (in every lane).
-template <class Op, class A>
-GS_DEV A look_back(tile_state<A>& st, long long tile, long long first) {
-  const int lane = threadIdx.x & 31;
+// Decoupled look-back, run by the WHOLE block (every thread must call it;
+// contains __syncthreads) for tile `tile` whose row starts at tile `first`
+// (< tile). Returns the exclusive prefix of the tile in every thread.
+//
+// Window: each round, thread p reads the descriptor of tile pred - p, so
+// the block reads the kThreads = 256 nearest unvisited predecessors at once
+// (one 16-byte load per thread: one L2 round trip per round, one register
+// slot per thread). It then waits only for the X (not yet published) tiles
+// NEARER than the nearest P (warp ballots, combined through shared memory),
+// combines the values up to and including that P, and stops; with no P in
+// the window it combines all 256 and moves 256 tiles further back.
+// Why a wide window: knowledge of inclusive prefixes travels at most one
+// window per round trip (a tile publishes P only after seeing one), so a
+// window of 32 tiles caps a scan at 32 tiles per ~0.5-1 us -- 2^16 tiles
+// of 2^28 floats then take >= 1 ms whatever the bandwidth. With 256 tiles
+// per round the chain (256 rounds for 2^16 tiles) is far shorter than the
+// tiles' memory traffic. The rest of the block would be idle waiting for
+// the prefix anyway, so using it costs nothing.
+template <class Op, class A, class St>
+GS_DEV A look_back(const St& st, long long tile, long long first,
+                   unsigned int (&masks)[2 * kWarps], A (&partials)[kWarps]) {
+  constexpr int W = kThreads;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   A running = Op::template id<A>();
   long long pred = tile - 1;
   while (true) {
-    const long long j = pred - lane;
+    const long long j = pred - threadIdx.x;
     int s = kStatusPrefix;
     A v = Op::template id<A>();
-    if (j >= first) {
-      const volatile int* sp = reinterpret_cast<const volatile int*>(st.status + j);
-      do {
-        s = *sp;
-      } while (s == kStatusInvalid);
+    // tiles before the row's first tile count as P with the identity; the
+    // first tile itself always publishes P, so the nearest P is in the row
+    if (j >= first) st.poll(j, s, v);
+    int stop;   // window position of the nearest P, W when there is none
+    while (true) {
+      const unsigned int pm = __ballot_sync(0xffffffffu, s == kStatusPrefix);
+      const unsigned int xm = __ballot_sync(0xffffffffu, s == kStatusInvalid);
+      if (lane == 0) {
+        masks[warp] = pm;
+        masks[kWarps + warp] = xm;
+      }
+      __syncthreads();
+      stop = W;
+      bool pending = false;   // an X nearer than the nearest P
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
+        const unsigned int p = masks[w], x = masks[kWarps + w];
+        if (stop == W) {
+          if (p) {
+            const int l = __ffs(p) - 1;
+            stop = 32 * w + l;
+            if (x & ((1u << l) - 1u)) pending = true;
+          } else if (x) {
+            pending = true;
+          }
+        }
+      }
+      __syncthreads();   // the masks are rewritten by the next iteration
+      if (!pending) break;   // block-uniform
+      if (s == kStatusInvalid) st.poll(j, s, v);
     }
-    fence_acq_rel();   // acquire: the slot named by s is visible now
-    if (j >= first) {
-      v = (s == kStatusPrefix) ? load_volatile(st.inclusive + j)
-                               : load_volatile(st.aggregate + j);
-    }
-    // lanes past the row's first tile count as P with the identity; the
-    // first tile itself always publishes P, so the nearest P is within the row
-    const unsigned int pmask = __ballot_sync(0xffffffffu, s == kStatusPrefix);
-    const int stop = pmask ? __ffs(pmask) - 1 : 31;
-    if (lane > stop) v = Op::template id<A>();
-    running = Op::combine(warp_reduce<Op>(v), running);
-    if (pmask) break;
-    pred -= 32;
+    A part = (int)threadIdx.x <= stop ? v : Op::template id<A>();
+    part = warp_reduce<Op>(part);
+    if (lane == 0) partials[warp] = part;
+    __syncthreads();
+    A window = Op::template id<A>();
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) window = Op::combine(window, partials[w]);
+    __syncthreads();   // the partials are rewritten by the next round
+    running = Op::combine(window, running);
+    if (stop < W) break;
+    pred -= W;
   }
   return running;
 }
@@ -325,10 +424,30 @@ GS_FI void load_blocked(const typename Op::in_t* __restrict__ src, int valid, Bu
   In* sm = buf.template warp_slice<In>();
   const int lane = threadIdx.x & 31;
   const int base = (threadIdx.x >> 5) * (32 * ITEMS);
+  // 16-byte vectors when the warp's whole segment is valid and aligned
+  // (fewer, wider, streaming loads; the element order is unchanged)
+  constexpr int V = 16 / (int)sizeof(In);
+  constexpr bool kVec = V > 1 && ITEMS % V == 0;
+  constexpr int NV = kVec ? ITEMS / V : 1;
+  if (kVec && base + 32 * ITEMS <= valid &&
+      (reinterpret_cast<unsigned long long>(src + base) & 15ull) == 0) {
+    const uint4* vp = reinterpret_cast<const uint4*>(src + base);
+    uint4 w[NV];
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    const int i = lane + 32 * k;
-    if (base + i < valid) sm[padded(i)] = src[base + i];
+    for (int k = 0; k < NV; ++k) w[k] = __ldcs(vp + lane + 32 * k);
+#pragma unroll
+    for (int k = 0; k < NV; ++k) {
+      const In* e = reinterpret_cast<const In*>(&w[k]);
+      const int i0 = (lane + 32 * k) * V;   // V | 32: never crosses a pad slot
+#pragma unroll
+      for (int q = 0; q < V; ++q) sm[padded(i0 + q)] = e[q];
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      const int i = lane + 32 * k;
+      if (base + i < valid) sm[padded(i)] = src[base + i];
+    }
   }
   __syncwarp();
 #pragma unroll
@@ -350,10 +469,27 @@ GS_FI void store_blocked(Out* __restrict__ dst, int valid, Buf& buf, const Out (
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) sm[padded(lane * ITEMS + k)] = v[k];
   __syncwarp();
+  constexpr int V = 16 / (int)sizeof(Out);
+  constexpr bool kVec = V > 1 && ITEMS % V == 0;
+  constexpr int NV = kVec ? ITEMS / V : 1;
+  if (kVec && base + 32 * ITEMS <= valid &&
+      (reinterpret_cast<unsigned long long>(dst + base) & 15ull) == 0) {
+    uint4* vp = reinterpret_cast<uint4*>(dst + base);
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    const int i = lane + 32 * k;
-    if (base + i < valid) dst[base + i] = sm[padded(i)];
+    for (int k = 0; k < NV; ++k) {
+      uint4 w;
+      Out* e = reinterpret_cast<Out*>(&w);
+      const int i0 = (lane + 32 * k) * V;
+#pragma unroll
+      for (int q = 0; q < V; ++q) e[q] = sm[padded(i0 + q)];
+      __stcs(vp + lane + 32 * k, w);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      const int i = lane + 32 * k;
+      if (base + i < valid) dst[base + i] = sm[padded(i)];
+    }
   }
 }
 
@@ -374,7 +510,8 @@ GS_DEV void scan_rows(const typename Op::in_t* __restrict__ in, typename Op::out
   constexpr int TILE = kThreads * ITEMS;
   __shared__ tile_buffer<ITEMS, BYTES> buf;
   __shared__ C warp_totals[kWarps];
-  __shared__ C tile_prefix;
+  __shared__ C lb_partials[kWarps];
+  __shared__ unsigned int lb_masks[2 * kWarps];
   __shared__ long long tile_id;
   tile_state<C> st(state, ntiles);
   if (threadIdx.x == 0) tile_id = (long long)atomicAdd(st.counter, 1ull);
@@ -393,22 +530,13 @@ GS_DEV void scan_rows(const typename Op::in_t* __restrict__ in, typename Op::out
   C exc = block_exclusive<Op>(Op::to_carry(acc[ITEMS - 1]), warp_totals, block_total);
 
   if (k == 0) {
-    if (threadIdx.x == 0) {
-      if (tiles_per_row > 1) st.publish(tile, block_total, kStatusPrefix);
-      tile_prefix = Op::template id<C>();
-    }
+    if (threadIdx.x == 0 && tiles_per_row > 1) st.publish(tile, block_total, kStatusPrefix);
   } else {
     if (threadIdx.x == 0) st.publish(tile, block_total, kStatusAggregate);
-    if (threadIdx.x < 32) {
-      const C prefix = look_back<Op>(st, tile, tile - k);
-      if (threadIdx.x == 0) {
-        st.publish(tile, Op::combine(prefix, block_total), kStatusPrefix);
-        tile_prefix = prefix;
-      }
-    }
+    const C prefix = look_back<Op, C>(st, tile, tile - k, lb_masks, lb_partials);
+    if (threadIdx.x == 0) st.publish(tile, Op::combine(prefix, block_total), kStatusPrefix);
+    exc = Op::combine(prefix, exc);
   }
-  __syncthreads();
-  exc = Op::combine(tile_prefix, exc);
   const A base = Op::to_acc(exc);   // one rounding of the carry per thread
   Out res[ITEMS];
 #pragma unroll
@@ -483,7 +611,8 @@ GS_DEV void compact(const In* __restrict__ flags, long long n, long long ntiles,
   constexpr int TILE = kThreads * ITEMS;
   __shared__ tile_buffer<ITEMS, BYTES> buf;
   __shared__ A warp_totals[kWarps];
-  __shared__ A tile_prefix;
+  __shared__ A lb_partials[kWarps];
+  __shared__ unsigned int lb_masks[2 * kWarps];
   __shared__ long long tile_id;
   tile_state<A> st(state, ntiles);
   if (threadIdx.x == 0) tile_id = (long long)atomicAdd(st.counter, 1ull);
@@ -498,23 +627,15 @@ GS_DEV void compact(const In* __restrict__ flags, long long n, long long ntiles,
   for (int i = 0; i < ITEMS; ++i) total += acc[i];
   A block_total;
   const A exc = block_exclusive<Op>(total, warp_totals, block_total);
+  A rank = exc;
   if (tile == 0) {
-    if (threadIdx.x == 0) {
-      if (ntiles > 1) st.publish(tile, block_total, kStatusPrefix);
-      tile_prefix = 0;
-    }
+    if (threadIdx.x == 0 && ntiles > 1) st.publish(tile, block_total, kStatusPrefix);
   } else {
     if (threadIdx.x == 0) st.publish(tile, block_total, kStatusAggregate);
-    if (threadIdx.x < 32) {
-      const A prefix = look_back<Op>(st, tile, 0);
-      if (threadIdx.x == 0) {
-        st.publish(tile, prefix + block_total, kStatusPrefix);
-        tile_prefix = prefix;
-      }
-    }
+    const A prefix = look_back<Op, A>(st, tile, 0, lb_masks, lb_partials);
+    if (threadIdx.x == 0) st.publish(tile, prefix + block_total, kStatusPrefix);
+    rank += prefix;
   }
-  __syncthreads();
-  A rank = tile_prefix + exc;
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) {
     if (acc[k]) {
