@@ -12,6 +12,11 @@ Cases (``--quick`` shrinks them):
 Results are checked against NumPy (sort/argsort stable). Exit status: 0 when
 every bar passes, 1 when a bar fails or a result is wrong (with ``--quick``
 bars are advisory), 2 on bad arguments.
+
+``--tune`` (gpuscipy only, ~30 s) times the onesweep passes' tile shapes
+(keys per thread x blocks per SM) for the sort and argsort cases and prints
+one line per shape, checked against NumPy; the fastest goes into
+``_sort_source.onesweep_config``.
 """
 
 from __future__ import annotations
@@ -60,12 +65,54 @@ def _run_case(op, n, m, backend, host):
     return res
 
 
+# (keys per thread, blocks per SM) tried by --tune, per (key, value) width.
+_TUNE = {(4, 0): [(20, 3), (16, 3), (24, 2), (16, 4), (12, 4), (28, 2)],
+         (4, 4): [(16, 3), (12, 3), (12, 4), (16, 2), (8, 4)]}
+
+
+def _tune(quick):
+    """Time each onesweep tile shape on the sort and argsort cases."""
+    b, why = H.load_backend("gpuscipy")
+    if b is None:
+        print(f"gpuscipy: not available ({why})")
+        return 1
+    from gpuscipy_core._routines import _sorting
+    rng = np.random.default_rng(0)
+    bad = False
+    print("== onesweep tile shapes ==")
+    for op, n, key in (("sort", 2 ** 20 if quick else 2 ** 26, (4, 0)),
+                       ("argsort", 2 ** 18 if quick else 2 ** 24, (4, 4))):
+        host = rng.random(n, dtype=np.float32)
+        x = b.asarray(host)
+        fn = (lambda: b.xp.argsort(x)) if op == "argsort" else (lambda: b.xp.sort(x))
+        ref = np.argsort(host, kind="stable") if op == "argsort" else np.sort(host)
+        for cfg in _TUNE[key]:
+            _sorting._ONESWEEP_CONFIG[key] = cfg
+            try:
+                ok = np.array_equal(b.asnumpy(fn()), ref)
+                t = H.time_gpu(fn, b, warmup=2, repeat=10)
+                line = f"{H.fmt_time(t.median_s)}  {'ok' if ok else 'WRONG'}"
+                bad |= not ok
+            except Exception as e:  # a shape that does not compile or launch
+                line = f"error: {str(e)[:120]}"
+                bad = True
+            print(f"{op:8s} n=2^{int(np.log2(n))}  items={cfg[0]:2d} blocks/SM={cfg[1]}  "
+                  f"{line}")
+            b.free_pool()
+        _sorting._ONESWEEP_CONFIG.pop(key, None)
+    return 1 if bad else 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
     p.add_argument("--json")
     p.add_argument("--no-cpu", action="store_true", help="skip NumPy")
+    p.add_argument("--tune", action="store_true",
+                   help="time the onesweep tile shapes instead (gpuscipy only)")
     args = p.parse_args(argv)
+    if args.tune:
+        return _tune(args.quick)
     backends = []
     for name in ("gpuscipy", "cupy"):
         b, why = H.load_backend(name)

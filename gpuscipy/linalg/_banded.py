@@ -59,11 +59,20 @@ def gbsv_source(dtype):
     src = f"""#include <gpuscipy/types.cuh>
 
 __device__ __forceinline__ {R} gs_gb_abs1({T} v) {{ return {abs1}; }}
+// warp barrier that is also a compiler memory barrier: lanes exchange data
+// through global memory, so no load may be reused across it (with
+// __restrict__ pointers NVRTC otherwise forwards a pre-barrier load of x[j]
+// past __syncwarp in the back substitution, giving lanes >= 1 a stale value)
+__device__ __forceinline__ void gs_gb_sync() {{
+  asm volatile("" ::: "memory");
+  __syncwarp();
+  asm volatile("" ::: "memory");
+}}
 
 extern "C" __global__ void __launch_bounds__({32 * _WARPS})
 {name}(const {T}* __restrict__ ab_, long long ab_bs, int kl, int ku, long long n,
-       const {T}* __restrict__ b_, long long b_bs, int nrhs, {T}* __restrict__ w_,
-       int* __restrict__ ipiv_, {T}* __restrict__ x_, int* __restrict__ info_,
+       const {T}* __restrict__ b_, long long b_bs, int nrhs, {T}* w_,
+       int* ipiv_, {T}* x_, int* info_,
        long long nsys)
 {{
   typedef {T} T;
@@ -84,7 +93,7 @@ extern "C" __global__ void __launch_bounds__({32 * _WARPS})
     const long long r = t % ldab - kl;
     w[t] = r >= 0 ? ab[r * n + j] : T(0);
   }}
-  __syncwarp();
+  gs_gb_sync();
   int info = 0;
   long long ju = 0;
   for (long long j = 0; j < n; ++j) {{
@@ -101,7 +110,7 @@ extern "C" __global__ void __launch_bounds__({32 * _WARPS})
     }}
     const int jp = bi;
     if (lane == 0) ipiv[j] = (int)(j + jp);
-    __syncwarp();
+    gs_gb_sync();
     if (best != R(0)) {{
       const long long reach = j + ku + jp < n - 1 ? j + ku + jp : n - 1;
       ju = ju > reach ? ju : reach;
@@ -112,21 +121,21 @@ extern "C" __global__ void __launch_bounds__({32 * _WARPS})
           wc[j] = wc[j + jp];
           wc[j + jp] = t0;
         }}
-        __syncwarp();
+        gs_gb_sync();
       }}
       T m = T(0);
       if (lane >= 1 && lane <= km) {{
         m = wj[kv + lane] / wj[kv];
         wj[kv + lane] = m;
       }}
-      __syncwarp();
+      gs_gb_sync();
       if (lane >= 1 && lane <= km) {{
         for (long long c = j + 1; c <= ju; ++c) {{
           T* wc = w + c * ldab + kv - c;
           wc[j + lane] = wc[j + lane] - m * wc[j];
         }}
       }}
-      __syncwarp();
+      gs_gb_sync();
     }} else if (info == 0) {{
       info = (int)j + 1;
     }}
@@ -136,7 +145,7 @@ extern "C" __global__ void __launch_bounds__({32 * _WARPS})
   const T* b = b_ + s * b_bs;
   T* x = x_ + s * n * nrhs;
   for (long long t = lane; t < n * nrhs; t += 32) x[t] = b[t];
-  __syncwarp();
+  gs_gb_sync();
   for (int c = 0; c < nrhs; ++c) {{
     // L^-1 P b (?gbtrs: interchange, then the column of multipliers)
     for (long long j = 0; j + 1 < n; ++j) {{
@@ -148,21 +157,21 @@ extern "C" __global__ void __launch_bounds__({32 * _WARPS})
         x[j * nrhs + c] = x[p * nrhs + c];
         x[p * nrhs + c] = t0;
       }}
-      __syncwarp();
+      gs_gb_sync();
       const T bj = x[j * nrhs + c];
       if (lane >= 1 && lane <= km)
         x[(j + lane) * nrhs + c] = x[(j + lane) * nrhs + c] - w[j * ldab + kv + lane] * bj;
-      __syncwarp();
+      gs_gb_sync();
     }}
     // U^-1: U[i, j] = w[j, kv + i - j] for j - kv <= i <= j
     for (long long j = n - 1; j >= 0; --j) {{
       if (lane == 0) x[j * nrhs + c] = x[j * nrhs + c] / w[j * ldab + kv];
-      __syncwarp();
+      gs_gb_sync();
       const T bj = x[j * nrhs + c];
       const long long lo = j - kv > 0 ? j - kv : 0;
       for (long long i = j - 1 - lane; i >= lo; i -= 32)
         x[i * nrhs + c] = x[i * nrhs + c] - w[j * ldab + kv + i - j] * bj;
-      __syncwarp();
+      gs_gb_sync();
     }}
   }}
   (void)rows;

@@ -102,7 +102,7 @@ __device__ int block_gepp(T (&a)[NB], bool alive, int pos, int w, int& my_step,
       Real key = Real(-1);
       if (alive) {
         key = cabs1(a[j]);
-        if (key != key) key = Real(INFINITY);
+        if (key != key) key = Real(__int_as_float(0x7f800000));
       }
       int kp = alive ? pos : 0x7fffffff;
       Real bk = key;

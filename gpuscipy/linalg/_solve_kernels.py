@@ -393,7 +393,9 @@ def gtsv(dl, d, du, b, trans=0):
         return x, info
     bs = []
     for v in (dl, d, du):
-        if v.strides[-1] != v.itemsize:
+        # n == 1: the inner stride is never used (a size-1 axis keeps any
+        # stride, and ascontiguousarray does not normalise it)
+        if n > 1 and v.strides[-1] != v.itemsize:
             raise ValueError("gtsv: diagonals need a unit inner stride")
         bs.append(0 if v.shape[0] == 1 else v.strides[0] // v.itemsize)
     if len(set(bs)) != 1:

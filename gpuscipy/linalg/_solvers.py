@@ -29,6 +29,7 @@ Differences from SciPy
   ``_DENSE_BAND_LIMIT`` bytes).
 """
 
+import functools
 import warnings
 
 import numpy
@@ -49,6 +50,39 @@ _STRUCTURE = {None: "gen", "general": "gen", "gen": "gen", "diagonal": "diag",
               "lower triangular": "lower", "pos": "pos", "positive definite": "pos",
               "sym": "sym", "symmetric": "sym", "her": "her", "hermitian": "her",
               "banded": "gen"}
+
+
+@functools.lru_cache(maxsize=None)
+def _scipy_b_vectors(func):
+    """Whether the installed SciPy's ``func`` ('solve', 'lu_solve',
+    'cho_solve') reads a ``b`` of shape (batch, n) against a stack of
+    (batch, n, n) matrices as a batch of vectors. SciPy 1.17 does not (a
+    ``b`` with ndim >= 2 has two core dimensions, so that ``b`` is refused);
+    a newer SciPy may. Probed once on 2x2 host arrays (microseconds)."""
+    try:
+        import scipy.linalg as sl
+        a = numpy.repeat(numpy.eye(2)[None], 3, axis=0)
+        b = numpy.ones((3, 2))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if func == "solve":
+                r = sl.solve(a, b)
+            elif func == "lu_solve":
+                r = sl.lu_solve((a, numpy.tile(numpy.arange(2, dtype=numpy.int32), (3, 1))), b)
+            else:
+                r = sl.cho_solve((a, False), b)
+        return numpy.shape(r) == (3, 2)
+    except Exception:
+        return False
+
+
+def _b_as_vectors(func, mat, b1, n):
+    """True when ``b1`` (ndim >= 2) must be read as a batch of vectors: the
+    matrix reading is incompatible (``b1.shape[-2] != n``), the vector one is
+    (``b1.shape[-1] == n``), the left side is stacked, and the installed
+    SciPy does the same (``_scipy_b_vectors``)."""
+    return (b1.ndim >= 2 and mat.ndim >= 3 and b1.shape[-2] != n and b1.shape[-1] == n
+            and _scipy_b_vectors(func))
 
 
 def _dense():
@@ -114,7 +148,7 @@ def _solve_general(a, b, transposed, want_rcond=True):
     d = _dense()
     n, k = a.shape[0], b.shape[1]
     m = a.astype(a.dtype, order="C", copy=True)   # read as Fortran: m = a^T
-    ipiv, info = d.getrf(m)
+    ipiv, info = d.getrf(m, fast=True)
     # solving with a: getrs(m, OP_T); with a^T: getrs(m, OP_N)
     main = d.OP_N if transposed else d.OP_T
     extra = 2 if want_rcond else 0
@@ -196,7 +230,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if dt.kind == "c" and transposed:
         raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b "
                                   "or a^H x = b for complex matrices.")
-    b_is_1d = b1.ndim == 1
+    b_is_1d = b1.ndim == 1 or _b_as_vectors("solve", a1, b1, a1.shape[-1])
     if b_is_1d:
         b1 = b1.reshape(b1.shape + (1,))
     a_is_scalar = a1.size == 1
@@ -646,6 +680,10 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         raise ValueError("expected square matrix")
     if trans not in (0, 1, 2):
         raise ValueError("trans must be 0, 1 or 2")
+    if _b_as_vectors("lu_solve", lu1, b1, lu1.shape[-1]):
+        x = lu_solve((lu1, piv1), b1.reshape(b1.shape + (1,)), trans=trans,
+                     check_finite=False)
+        return x[..., 0]
     if b1.ndim == 0 or lu1.shape[-2] != b1.shape[-2 if b1.ndim > 1 else 0]:
         raise ValueError(f"Shapes of lu {lu1.shape[-2:]} and b "
                          f"{b1.shape[-2:] if b1.ndim > 1 else b1.shape} are incompatible")
@@ -694,6 +732,12 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
         first = (gp.empty(batch + (m,), numpy.int32) if p_indices
                  else gp.empty(a1.shape, dt.char.lower()))
         return first, z, gp.empty(a1.shape, dt)
+    if n == 1:   # SciPy's scalar case: P = ones_like(a), p_indices int64
+        ones = gp.ones(a1.shape, dt)
+        if permute_l:
+            return ones, a1.copy()
+        first = gp.zeros(batch + (1,), numpy.int64) if p_indices else gp.ones(a1.shape, dt)
+        return first, ones, a1.copy()
     lu_, piv, _ = _lu_batched(a1)
     lu3, piv3 = _stack(lu_, (n, n)), _stack(piv, (n,))
     # interchanges -> permutation on the device; (P a)[i] = a[perm[i]] and
@@ -846,6 +890,9 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     b1 = asarray_validated(b, check_finite, "b")
     if c1.ndim < 2 or c1.shape[-1] != c1.shape[-2]:
         raise ValueError("The factored matrix c is not square.")
+    if _b_as_vectors("cho_solve", c1, b1, c1.shape[-1]):
+        x = cho_solve((c1, lower), b1.reshape(b1.shape + (1,)), check_finite=False)
+        return x[..., 0]
     if b1.ndim == 0 or c1.shape[-1] != b1.shape[-2 if b1.ndim > 1 else 0]:
         raise ValueError(f"incompatible dimensions ({c1.shape[-2:]} and "
                          f"{b1.shape[-2:] if b1.ndim > 1 else b1.shape})")
@@ -1089,7 +1136,9 @@ def cholesky_banded(ab, overwrite_ab=False, lower=False, check_finite=True):
     if (info_h > 0).any():
         raise LinAlgError(f"{int(info_h[info_h > 0][0])}-th leading minor not "
                           "positive definite")
-    out = gp.zeros(a1.shape, dt)
+    # SciPy returns ?pbtrf's array: the corner outside the matrix (upper:
+    # ab[r, :u - r]; lower: ab[r, n - r:]) keeps the input's values
+    out = a1.copy()
     for r in range(u + 1):
         dgn = (r - u) if not lower else -r   # j - i for upper rows, i - j lower
         if lower:

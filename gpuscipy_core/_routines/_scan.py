@@ -11,6 +11,13 @@ along ``n`` (the input is copied to C order first when it is not). Kernels
   decoupled look-back scan (Merrill & Garland 2016) over tiles of 256 *
   ITEMS elements aligned to rows, so one kernel does a 1-D scan of any
   length and a batch of rows; a tile looks back only within its row.
+  Carries of at most 8 bytes are published with their status in one
+  16-byte descriptor (single 16-byte accesses, no fences), and the whole
+  block looks back over 256 predecessors per L2 round trip: the chain of
+  inclusive prefixes (which moves one window per round trip) then stays
+  far below the memory time (with a 32-tile window, 2^16 tiles of 2^28
+  float32 took 1.5 ms on an H200). Whole aligned warp segments move as
+  16-byte streaming loads/stores.
 * ``inner > 1`` with many lines (or short lines): one thread per
   ``(outer, inner)`` line, consecutive threads on consecutive ``inner``
   indices (coalesced), each a sequential loop along ``n``.

@@ -12,7 +12,8 @@ how the bits are ordered: ``"u"`` unsigned or bool, ``"i"`` signed integer,
 
 import functools
 
-__all__ = ["UTYPES", "KINDS", "HIST_ITEMS", "onesweep_items", "histogram_source",
+__all__ = ["UTYPES", "KINDS", "HIST_ITEMS", "onesweep_config", "onesweep_items",
+           "histogram_source",
            "scan_source",
            "onesweep_source", "block_sort_source", "radix_word_source",
            "gather_source", "row_index_source", "flags_source", "tile_sum_source",
@@ -33,11 +34,32 @@ def _k(width):
 HIST_ITEMS = 8               # keys per thread per round of the histogram
 
 
+def onesweep_config(width, value_width=0):
+    """(keys per thread, blocks per SM) of a onesweep pass (256 threads).
+
+    Three blocks of 256 threads per SM (24 warps, as many as CUB's onesweep
+    runs on sm_90: 2 blocks of 384) hide the latencies of the ranking
+    better than two; that caps a thread at 80 registers, which 20 keys of
+    <= 4 bytes fit without spilling (24 spill in the rank loop). A tile's
+    keys and values sit in shared memory side by side (one exchange, no
+    second round), so tiles shrink as the bytes per key grow: a block
+    stays under the 48 KiB of static shared memory (x3 < 228 KiB per SM).
+    """
+    if not value_width:
+        return (20, 3) if width <= 4 else (16, 3)   # 5120 / 4096 keys
+    per_key = width + value_width
+    if value_width > 4:
+        return 8, 3           # 64-bit values (n >= 2^32): no spills
+    if per_key <= 8:
+        return 16, 3          # 4096 keys: 32 KiB + 9 KiB of counters
+    if per_key <= 12:
+        return 12, 3          # 3072 keys: 36 KiB
+    return 8, 3               # 2048 keys of 8 + 8 bytes: 32 KiB
+
+
 def onesweep_items(width, value_width=0):
-    """Keys per thread of a onesweep tile (256 threads): 24 (tile of 6144)
-    when keys and values are at most 4 bytes, else 12, so that the exchange
-    buffer stays at 24 KiB and a block at ~34 KiB of shared memory."""
-    return 24 if max(width, value_width) <= 4 else 12
+    """Keys per thread of a onesweep tile (see :func:`onesweep_config`)."""
+    return onesweep_config(width, value_width)[0]
 
 
 @functools.lru_cache(maxsize=None)
@@ -63,31 +85,36 @@ def scan_source(npass):
 
 @functools.lru_cache(maxsize=None)
 def onesweep_source(width, kind, canon, enc, dec, want_keys, vmode, state_width,
-                    value_width=4, items=None):
+                    value_width=4, items=None, min_blocks=None):
     """One digit pass (gs::sort::onesweep_pass).
 
     vmode: 0 keys only, 1 int64 values in, 2 values = input positions.
     state_width 4 (n < 2^30, 32-bit offsets) or 8; value_width: bytes of the
-    values between passes (4 when n < 2^32). ``items`` defaults to
-    :func:`onesweep_items`.
+    values between passes (4 when n < 2^32). ``items`` (keys per thread) and
+    ``min_blocks`` (blocks per SM, the second ``__launch_bounds__`` argument)
+    default to :func:`onesweep_config`. The look-back window is 16 words of
+    32-bit state, 8 of 64-bit.
     """
-    if items is None:
-        items = onesweep_items(width, value_width if vmode else 0)
+    ditems, dmin = onesweep_config(width, value_width if vmode else 0)
+    items = ditems if items is None else items
+    min_blocks = dmin if min_blocks is None else min_blocks
+    lb = 16 if state_width == 4 else 8
     name = (f"gs_sort_onesweep_u{8 * width}_{kind}_c{int(canon)}_e{int(enc)}"
             f"_d{int(dec)}_w{int(want_keys)}_v{vmode}_s{8 * state_width}"
-            f"_x{8 * value_width}_i{items}")
+            f"_x{8 * value_width}_i{items}_b{min_blocks}")
     k = _k(width)
     s = _k(state_width)
     v = _k(value_width)
     o = "unsigned int" if state_width == 4 else "long long"
     b = lambda x: str(bool(x)).lower()  # noqa: E731
-    src = (_HEAD + f'extern "C" __global__ void __launch_bounds__(256) {name}(\n'
+    src = (_HEAD + f'extern "C" __global__ void __launch_bounds__(256, {min_blocks}) '
+           f"{name}(\n"
            f"    const {k}* kin, {k}* ktmp, {k}* kout, const long long* vin,\n"
            f"    {v}* vtmp, void* vout, long long n, int shift,\n"
            f"    const unsigned long long* offsets, {s}* state, unsigned* counter,\n"
            "    const int* plan, int pass) {\n"
            f"  gs::sort::onesweep_pass<{k}, {KINDS[kind]}, {b(canon)}, {b(enc)}, "
-           f"{b(dec)}, {b(want_keys)}, {vmode}, {s}, {o}, {v}, {items}>(\n"
+           f"{b(dec)}, {b(want_keys)}, {vmode}, {s}, {o}, {v}, {items}, {lb}>(\n"
            "      kin, ktmp, kout, vin, vtmp, vout, n, shift, offsets, state, counter,\n"
            "      plan, pass);\n}\n")
     return src, name

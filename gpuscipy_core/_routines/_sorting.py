@@ -27,22 +27,38 @@ templates, and its logic is small enough to simulate in NumPy
   digit passes in one launch (one read, one write).
 * Long 1-D sorts: Onesweep (Adinets & Merrill 2022): one kernel histograms
   every 8-bit digit at once, one small kernel scans them and plans the
-  passes, then one kernel per digit ranks tiles of 6144 keys (256 threads x
-  24; 3072 for 8-byte keys) in shared memory and finds each tile's global
-  digit offsets by decoupled look-back (Merrill & Garland 2016) -- one read
-  and one write of keys (and values) per digit plus one read. Design points,
-  each from a measured or reasoned cost:
+  passes, then one kernel per digit ranks tiles in shared memory and finds
+  each tile's global digit offsets by decoupled look-back (Merrill &
+  Garland 2016) -- one read and one write of keys (and values) per digit
+  plus one read. The passes are bound by instruction issue and latency,
+  not by bandwidth (2.5 ms for 2^26 float32 was ~0.6 ms per pass against
+  ~0.13 ms of memory traffic), so the design counts SASS instructions per
+  key and hides latencies:
 
-  - no ``__match_any_sync``: it is microcoded, about one step per distinct
-    value in the warp (~30 for random 8-bit digits), and the first version
-    spent most of its 5 ms (2^26 float32) in it, in the histogram (4 per
-    key group) and in the ranks (1 per key group per pass). Lanes with equal
-    digits are found with 8 ballots (one per bit, as CUB does); the
-    histogram uses shared atomics, with one atomic of 32 when a warp's 32
-    keys share the digit;
-  - tiles of 6144 keys and 2 blocks of 256 threads per SM (<= 128 registers,
-    no spills, 34 KiB shared): fewer tiles mean shorter look-back walks
-    (the walk length grows with the tile arrival rate times the L2 latency);
+  - no ``__match_any_sync`` (microcoded, ~1 step per distinct digit in the
+    warp): lanes with equal digits are found with 8 ballots, written in PTX
+    so that a bit costs 4 instructions (the C++ form compiled to 7);
+    digits are one PRMT;
+  - the order of CUB's onesweep agent: per-warp digit counts first (shared
+    atomics, which the hardware aggregates per address), the tile's
+    aggregate published at once so that later tiles' look-backs rarely
+    wait on an unpublished word, then the per-warp slots (digit start +
+    earlier warps), then the ranks: per round of 32 keys the highest lane
+    of each equal-digit group takes the group's slots with one predicated
+    atomicAdd and broadcasts the first, and every key (and value) goes
+    straight to its slot (no second pass over the ranks, no warp barriers);
+  - look-back by 256 threads (one per digit), each loading a window of 16
+    predecessors' words at once: one L2 round trip per 16 tiles walked
+    instead of one per tile (the walk length grows with the tile rate
+    times the L2 latency);
+  - full tiles run a variant without bounds tests; values are loaded before
+    the ranking and share its exchange (keys and values side by side in
+    shared memory), so a tile has 5 block barriers with or without values;
+  - tiles of 20 keys per thread (5120; 16 for 8-byte keys, 16/12/8 with
+    values by bytes per key), 3 blocks of 256 per SM (24 warps, as CUB's
+    2 x 384 on sm_90) within 80 registers and no spills, < 48 KiB of
+    shared memory per block (``_sort_source.onesweep_config``;
+    ``benchmarks/bench_sort.py --tune`` times the alternatives);
   - values between passes are 32-bit positions when n < 2^32 (argsort moves
     4+4 bytes per key and pass, not 4+8); the last pass widens to int64;
   - passes whose digit is the same for every key (one histogram bucket holds
@@ -88,6 +104,10 @@ __all__ = ["sort", "argsort", "partition", "argpartition", "searchsorted", "uniq
 _BLOCK = 256
 _BLOCK_SORT_MAX = 4096
 _HIST_GRID_MAX = 1056   # ~8 blocks of 256 per SM on a 132-SM H100/H200
+# (key width, value width) -> (keys per thread, blocks per SM) of the
+# onesweep passes, overriding _sort_source.onesweep_config; for tuning runs
+# (benchmarks/bench_sort.py --tune), empty otherwise.
+_ONESWEEP_CONFIG = {}
 
 
 # ---- helpers ----------------------------------------------------------------
@@ -193,7 +213,9 @@ def _onesweep(keys, n, width, kind, *, canon, enc, dec, end_bit, vals=None,
     with_vals = vals is not None or iota
     vmode = 0 if not with_vals else (1 if vals is not None else 2)
     vwidth = 4 if n < (1 << 32) else 8
-    items = _src.onesweep_items(width, vwidth if with_vals else 0)
+    items, min_blocks = _ONESWEEP_CONFIG.get(
+        (width, vwidth if with_vals else 0),
+        _src.onesweep_config(width, vwidth if with_vals else 0))
     tile = _BLOCK * items
     ntiles = (n + tile - 1) // tile
     swidth = 4 if n < (1 << 30) else 8
@@ -220,7 +242,7 @@ def _onesweep(keys, n, width, kind, *, canon, enc, dec, end_bit, vals=None,
         vtmp = _creation.empty(n, _uint(vwidth)) if npass >= 2 else 0
         vout = _creation.empty(n, numpy.int64)
     spec = _src.onesweep_source(width, kind, canon, enc, dec, want_keys, vmode, swidth,
-                                vwidth, items)
+                                vwidth, items, min_blocks)
     sw = state.itemsize * ntiles * 256
     for p in range(npass):
         _launch(spec, ntiles,

@@ -108,7 +108,9 @@ def test_kernel_names_encode_spec():
     assert S.items_per_thread(np.float32) == 16
     assert S.items_per_thread(np.float64) == 8
     assert S.items_per_thread(np.complex128) == 4
-    assert S.state_bytes(3, 8) == 16 + 16 + 32 + 32
+    assert S.state_bytes(3, 8) == 16 + 3 * 16          # packed {status, value}
+    assert S.state_bytes(3, 4) == 16 + 3 * 16
+    assert S.state_bytes(3, 16) == 16 + 16 + 48 + 48   # wide: status + 2 slots
 
 
 def test_accumulator_and_carry_types():
@@ -125,27 +127,57 @@ def test_accumulator_and_carry_types():
 
 @pytest.mark.parametrize("slot", [4, 8, 16])
 def test_state_slots_are_16_byte_aligned(slot):
-    # the tile descriptors hold up to 16-byte complex<double> carries: with
-    # a 256-byte aligned base every slot must be 16-byte aligned
+    # descriptors/slots hold up to 16-byte values: with a 256-byte aligned
+    # base every one must be 16-byte aligned
     for ntiles in list(range(1, 70)) + [4095, 4096, 4097, 65536, 65537]:
-        status, agg, inc, total = S.state_layout(ntiles, slot)
+        layout = S.state_layout(ntiles, slot)
+        total = layout[-1]
+        assert total == S.state_bytes(ntiles, slot) and total % 16 == 0
+        if S.packed(slot):
+            assert layout == (16, 16 + 16 * ntiles)
+            continue
+        status, agg, inc, _ = layout
         assert status == 16 and agg % 16 == 0 and inc % 16 == 0
         assert agg >= status + 4 * ntiles and inc >= agg + slot * ntiles
-        assert total == S.state_bytes(ntiles, slot) >= inc + slot * ntiles
-        assert total % 16 == 0
+        assert total >= inc + slot * ntiles
 
 
 def test_tile_state_layout_matches_header():
-    # the offsets in state_layout mirror gs::scan::tile_state's constructor
+    # the offsets in state_layout mirror gs::scan::tile_state's constructors
     import pathlib
     import gpuscipy_core._kernel as K
     hdr = (pathlib.Path(K.__file__).parent / "include" / "gpuscipy" / "scan.cuh").read_text()
+    assert "template <class A, bool PACKED = (sizeof(A) <= 8)> struct tile_state;" in hdr
+    assert "desc = reinterpret_cast<unsigned long long*>(p + 16);" in hdr
+    assert "st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" in hdr
+    assert "ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" in hdr
+    assert "desc + 2 * tile" in hdr
     assert "status = reinterpret_cast<int*>(p + 16);" in hdr
     assert "const long long sbytes = ((ntiles * 4 + 15) / 16) * 16;" in hdr
     assert "aggregate = reinterpret_cast<A*>(p + 16 + sbytes);" in hdr
     assert "abytes = ((ntiles * (long long)sizeof(A) + 15) / 16) * 16;" in hdr
     assert "inclusive = reinterpret_cast<A*>(p + 16 + sbytes + abytes);" in hdr
     assert "fence_acq_rel();   // release" in hdr and "__threadfence();" not in hdr
+    assert "constexpr int W = kThreads;" in hdr   # the look-back window (model: LB_WINDOW)
+
+
+def test_look_back_window_is_block_wide():
+    # the wide window is what keeps the prefix chain off the critical path
+    # (a 32-tile window cost 1.5 ms for 2^28 float32 on the H200)
+    assert LB_WINDOW == S.THREADS == 256
+
+
+def test_packed_descriptor_code_has_no_fences():
+    # the float32 scan must publish/poll with single 16-byte accesses only
+    name, src, _ = S.scan_rows_source(np.float32, np.float32, np.float32, False, False)
+    import pathlib
+    import gpuscipy_core._kernel as K
+    hdr = (pathlib.Path(K.__file__).parent / "include" / "gpuscipy" / "scan.cuh").read_text()
+    packed = hdr[hdr.index("template <class A> struct tile_state<A, true>"):
+                 hdr.index("template <class A> struct tile_state<A, false>")]
+    assert "fence" not in packed and "volatile int" not in packed
+    assert S.packed(S.carry_size(np.float32)) and not S.packed(S.carry_size(np.complex128))
+    assert "arith_op<float, float, float, double, float" in src
 
 
 @pytest.mark.parametrize("dt,rng_,expect", [
@@ -184,60 +216,110 @@ def test_histogram_keep_bounds_float16_rounds_like_numpy():
 
 # ------------------------------------------------- CPU: look-back emulation
 
-def _emulate_lookback(x, n_rows, n, tile, order):
-    """Emulate gs::scan::scan_rows on the host: tiles run in ``order`` (the
-    order blocks took their tile numbers is 0, 1, 2, ...; the emulation lets
-    tiles *finish* publishing in any order consistent with look-back) and
-    the look-back combines predecessors' aggregates/prefixes within a row."""
+LB_WINDOW = 256   # gs::scan::look_back: thread p of the block reads tile pred - p
+
+
+def _look_back_round(status, values, pred, first, window):
+    """One round of gs::scan::look_back: ``None`` while an X tile is nearer
+    than the nearest P (the block polls again), else ``(sum, found_p)``:
+    the values at window positions up to and including the nearest P (all
+    of them when there is none)."""
+    ss, vs = [], []
+    for p in range(window):
+        j = pred - p
+        if j >= first:
+            ss.append(status[j])
+            vs.append(values[j][status[j]] if status[j] else None)
+        else:
+            ss.append(2)        # before the row: P with the identity
+            vs.append(0.0)
+    stop = next((p for p, st in enumerate(ss) if st == 2), window)
+    if any(st == 0 for st in ss[:stop]):
+        return None
+    return sum(vs[: stop + 1]), stop < window
+
+
+def _emulate_lookback(x, n_rows, n, tile, rng, window=LB_WINDOW):
+    """Emulate gs::scan::scan_rows on the host with a random interleaving of
+    the tiles' steps: tiles start in tile order (the atomic counter), a
+    started tile publishes A (P for a row's first tile) at some later step,
+    then runs look-back rounds -- a round that finds an X nearer than the
+    nearest P is retried later, like the block's poll loop -- and publishes
+    P. Each descriptor holds {status, value} as one unit (the packed
+    16-byte descriptor), values[j][1] the aggregate, values[j][2] the
+    inclusive prefix."""
     tpr = -(-n // tile)
     ntiles = n_rows * tpr
-    status = np.zeros(ntiles, int)
-    agg = np.zeros(ntiles)
-    inc = np.zeros(ntiles)
+    status = [0] * ntiles
+    values = [[None, 0.0, 0.0] for _ in range(ntiles)]
     out = np.zeros(n_rows * n)
-    # phase 1: every tile publishes its aggregate (A), except row heads (P)
-    for t in order:
+    agg = []
+    for t in range(ntiles):
         row, k = divmod(t, tpr)
-        seg = x[row * n + k * tile: row * n + min(n, (k + 1) * tile)]
-        agg[t] = seg.sum()
-        if k == 0:
-            status[t], inc[t] = 2, agg[t]
-        else:
-            status[t] = 1
-    # phase 2: look-back in window of 32, in the given order
-    for t in order:
+        agg.append(x[row * n + k * tile: row * n + min(n, (k + 1) * tile)].sum())
+    phase = [0] * ntiles      # 0 not started, 1 loaded, 2 looking back, 3 done
+    run = [0.0] * ntiles
+    pred = [t - 1 for t in range(ntiles)]
+    started = 0
+    while min(phase) < 3:
+        cand = [t for t in range(started) if phase[t] < 3]
+        if started < ntiles:
+            cand.append(started)
+        t = cand[rng.integers(len(cand))]
         row, k = divmod(t, tpr)
-        if k:
-            run, pred, first = 0.0, t - 1, t - k
-            while True:
-                js = [pred - lane for lane in range(32)]
-                ss = [status[j] if j >= first else 2 for j in js]
-                vs = [(inc[j] if s == 2 else agg[j]) if j >= first else 0.0
-                      for j, s in zip(js, ss)]
-                stop = next((i for i, s in enumerate(ss) if s == 2), None)
-                run += sum(vs[: (31 if stop is None else stop) + 1])
-                if stop is not None:
-                    break
-                pred -= 32
-            status[t], inc[t] = 2, run + agg[t]
-            excl = run
+        if t == started:
+            started += 1
+            phase[t] = 1
+        elif phase[t] == 1:
+            if k == 0:
+                values[t][2] = agg[t]
+                status[t] = 2
+                phase[t] = 3
+            else:
+                values[t][1] = agg[t]
+                status[t] = 1
+                phase[t] = 2
         else:
-            excl = 0.0
-        lo = row * n + k * tile
-        hi = row * n + min(n, (k + 1) * tile)
-        out[lo:hi] = excl + np.cumsum(x[lo:hi])
+            r = _look_back_round(status, values, pred[t], t - k, window)
+            if r is None:
+                continue
+            run[t] += r[0]
+            if r[1]:
+                values[t][2] = run[t] + agg[t]
+                status[t] = 2
+                phase[t] = 3
+            else:
+                pred[t] -= window
+        if phase[t] == 3:
+            lo = row * n + k * tile
+            hi = row * n + min(n, (k + 1) * tile)
+            out[lo:hi] = (run[t] if k else 0.0) + np.cumsum(x[lo:hi])
     return out
 
 
-@pytest.mark.parametrize("rows,n,tile", [(1, 1, 8), (1, 1000, 8), (3, 257, 8),
-                                         (2, 4096, 16), (5, 33 * 8 + 1, 8)])
-def test_lookback_emulation(rows, n, tile):
-    rng = np.random.default_rng(0)
+@pytest.mark.parametrize("rows,n,tile,window", [
+    (1, 1, 8, 4), (1, 1000, 8, 4), (3, 257, 8, 4), (2, 4096, 16, 8),
+    (5, 33 * 8 + 1, 8, 32), (1, 3000, 8, LB_WINDOW)])
+def test_lookback_emulation(rows, n, tile, window):
+    rng = np.random.default_rng(n + window)
     x = rng.integers(-5, 6, rows * n).astype(float)
-    tpr = -(-n // tile)
-    for order in (range(rows * tpr), list(range(rows * tpr))[::-1]):
-        got = _emulate_lookback(x, rows, n, tile, list(order))
+    for _ in range(3):
+        got = _emulate_lookback(x, rows, n, tile, rng, window)
         np.testing.assert_array_equal(got, np.cumsum(x.reshape(rows, n), axis=1).ravel())
+
+
+def test_lookback_round_waits_only_for_nearer_x():
+    status = [2, 0, 1, 2, 1]       # tile 1 is X but beyond the nearest P (3)
+    values = [[None, 0, 1.0], [None, 0, 0], [None, 5.0, 0], [None, 0, 7.0],
+              [None, 2.0, 0]]
+    assert _look_back_round(status, values, 4, 0, 8) == (9.0, True)
+    status[3] = 1
+    values[3][1] = 4.0
+    assert _look_back_round(status, values, 4, 0, 8) is None   # X at 1 is now nearer
+    status[1] = 1
+    values[1][1] = 3.0
+    assert _look_back_round(status, values, 4, 0, 8) == (2 + 4 + 5 + 3 + 1.0, True)
+    assert _look_back_round(status, values, 4, 0, 2) == (6.0, False)
 
 
 # ------------------------------------------------------------- GPU parity

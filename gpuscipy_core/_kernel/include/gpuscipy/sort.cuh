@@ -8,19 +8,21 @@
 // Device-wide sort: Adinets & Merrill 2022, "Onesweep: a faster least
 // significant digit radix sort for GPUs": one histogram pass for all digits
 // (scan_plan also marks digits that are the same for every key: those passes
-// are skipped on the device), then one pass per digit in which each tile
-// (256 threads x 24 keys) ranks its keys in shared memory and finds its
-// global digit offsets by decoupled look-back (Merrill & Garland 2016) over
-// the tiles before it. Tiles take their index from an atomic counter, so a
-// tile only waits for tiles that already run.
+// are skipped on the device), then one pass per digit (onesweep_pass) in
+// which each tile counts its digits, publishes the counts, ranks its keys
+// in shared memory and finds its global digit offsets by decoupled look-back
+// (Merrill & Garland 2016) over a window of earlier tiles. Tiles take their
+// index from an atomic counter, so a tile only waits for tiles that already
+// run.
 //
-// Block rank (stable): warp w owns the contiguous run [w*32*ITEMS,
-// (w+1)*32*ITEMS) of the tile and walks it in ITEMS rounds of 32
-// consecutive keys. In each round a ballot per digit bit (match_bits)
+// Block rank of block_sort (rank_tile, stable): warp w owns the contiguous
+// run [w*32*ITEMS, (w+1)*32*ITEMS) of the tile and walks it in ITEMS rounds
+// of 32 consecutive keys. In each round a ballot per digit bit (match_bits)
 // groups lanes with equal digits; a lane's rank is the warp's running count
 // of its digit plus the number of lower peer lanes. Warp counts are then
 // scanned across warps (per digit) and across digits (per block), giving
-// each key its position in the stably sorted tile.
+// each key its position in the stably sorted tile. onesweep_tile ranks the
+// same way but counts first (see there).
 #pragma once
 
 namespace gs {
@@ -75,9 +77,14 @@ __device__ __forceinline__ K decode(K k) {
   return k;
 }
 
+// Byte shift/8 of k (shift a multiple of 8): one PRMT for keys of <= 4
+// bytes instead of a shift and a mask.
 template <class K>
 __device__ __forceinline__ unsigned digit_of(K k, int shift) {
-  return unsigned((k >> shift) & K(0xFF));
+  if (sizeof(K) <= 4)
+    return __byte_perm(unsigned(k), 0u, 0x4440u | unsigned(shift >> 3));
+  const unsigned w = (shift & 32) ? unsigned((unsigned long long)k >> 32) : unsigned(k);
+  return __byte_perm(w, 0u, 0x4440u | unsigned((shift >> 3) & 3));
 }
 
 // ---- volatile access to the look-back state -------------------------------
@@ -100,14 +107,22 @@ template <> struct state_traits<unsigned long long> {
 // per bit: match.any.sync is microcoded and costs about one step per
 // distinct value in the warp (up to 32 for random 8-bit digits), which made
 // ranking and the histogram several times slower than the memory traffic.
+// Written in PTX so that each bit is 4 SASS instructions (bit test into a
+// predicate, ballot, conditional invert, and); the C++ form compiled to 7
+// (the bit was extracted twice: once for the ballot, once for the select).
 template <int BITS>
 __device__ __forceinline__ unsigned match_bits(unsigned x) {
   unsigned m = 0xFFFFFFFFu;
 #pragma unroll
   for (int b = 0; b < BITS; ++b) {
-    const bool bit = (x >> b) & 1u;
-    const unsigned v = __ballot_sync(0xFFFFFFFFu, bit);
-    m &= bit ? v : ~v;
+    asm("{\n\t.reg .pred p;\n\t.reg .b32 r;\n\t"
+        "and.b32 r, %1, %2;\n\t"
+        "setp.ne.u32 p, r, 0;\n\t"
+        "vote.sync.ballot.b32 r, p, 0xffffffff;\n\t"
+        "@!p not.b32 r, r;\n\t"
+        "and.b32 %0, %0, r;\n\t}"
+        : "+r"(m)
+        : "r"(x), "r"(1u << b));
   }
   return m;
 }
@@ -290,6 +305,63 @@ __device__ __forceinline__ void scan_plan(unsigned long long* hist, long long n,
   }
 }
 
+// ---- decoupled look-back over a window of predecessors ---------------------
+// col points at this digit's state word of tile 0 (state + digit); tile j's
+// word is col[j * 256]. Returns the sum of the digit's counts over tiles
+// 0 .. tile-1. Each step loads the words of the LB nearest predecessors not
+// yet summed at once (independent loads: one L2 round trip per step instead
+// of one per tile), then sums them from the nearest back: an aggregate (A)
+// adds its count and goes on, an inclusive prefix (P) adds and ends the
+// walk, a word not yet published (0) ends the step (it is loaded again).
+// Tile 0 publishes P at once, so a walk never passes it; slots before tile
+// 0 are not loaded.
+template <class S, int LB>
+__device__ __forceinline__ S lookback(const S* col, long long tile) {
+  constexpr int FS = state_traits<S>::shift;
+  const S MASK = S((S(1) << FS) - S(1));
+  S excl = 0;
+  long long j = tile - 1;  // nearest predecessor not yet summed
+  while (true) {
+    S w[LB];
+#pragma unroll
+    for (int q = 0; q < LB; ++q)
+      w[q] = (j - q >= 0) ? load_state(col + (j - q) * 256) : S(0);
+    bool go = true, done = false;
+    int adv = 0;
+#pragma unroll
+    for (int q = 0; q < LB; ++q) {
+      const S f = S(w[q] >> FS);
+      if (go && f == S(0)) go = false;
+      if (go) {
+        excl += S(w[q] & MASK);
+        ++adv;
+        if (f == S(2)) {
+          go = false;
+          done = true;
+        }
+      }
+    }
+    if (done) return excl;
+    j -= adv;
+  }
+}
+
+// Shared-memory atomicAdd done only where `leader` holds, as one predicated
+// instruction (a branch around atomicAdd costs a divergence region, 3 more
+// instructions per round); returns the old value there, 0 elsewhere.
+// volatile + "memory": stays in program order with the other shared
+// accesses, which the stable rank needs.
+__device__ __forceinline__ unsigned leader_add(unsigned saddr, unsigned v, bool leader) {
+  unsigned old = 0u;
+  asm volatile("{\n\t.reg .pred p;\n\t"
+               "setp.ne.u32 p, %3, 0;\n\t"
+               "@p atom.shared.add.u32 %0, [%1], %2;\n\t}"
+               : "+r"(old)
+               : "r"(saddr), "r"(v), "r"(unsigned(leader))
+               : "memory");
+  return old;
+}
+
 // ---- one onesweep digit pass ----------------------------------------------
 // Buffers: keys kin (raw if ENC) -> ktmp / kout; values (VMODE 1: int64
 // vin; 2: the input position) -> vtmp / vout as V (unsigned int when
@@ -298,112 +370,129 @@ __device__ __forceinline__ void scan_plan(unsigned long long* hist, long long n,
 // last, and with WANT_KEYS false the last pass writes no keys. offsets:
 // exclusive scan of this digit's global histogram (256 entries). state:
 // ntiles * 256 words, zeroed; counter: one zeroed word. O: offset type
-// (unsigned int when n < 2^30, else long long).
+// (unsigned int when n < 2^30, else long long). LB: look-back window.
 //
-// Per tile: load (warp-striped, coalesced), rank in shared memory
-// (rank_tile), publish the tile's digit counts and look back over the
-// earlier tiles (thread t owns digit t), exchange the keys through shared
-// memory into sorted order, then store: consecutive threads write
-// consecutive positions of a digit's run, so the global writes are
-// contiguous runs (Adinets & Merrill 2022). Values follow the same exchange
-// after the keys, loaded late to keep registers for the keys.
+// Per tile (Adinets & Merrill 2022; the order of CUB's onesweep agent):
+//  1. load the keys warp-striped (tile position p = warp*32*ITEMS + i*32 +
+//     lane: each load instruction of a warp reads 32 consecutive keys);
+//  2. early counts: per-warp digit histograms with shared atomics;
+//  3. thread t owns digit t: the warps' exclusive offsets and the tile's
+//     count, published at once as the tile's aggregate (flag A) so that
+//     later tiles' look-backs rarely find an unpublished word; then the
+//     exclusive scan over digits, added to the per-warp offsets, so that
+//     s.whist[w][d] is where warp w's next key of digit d goes in the
+//     sorted tile;
+//  4. rank: per round of 32 keys, the lanes with the same digit (match_bits)
+//     take consecutive slots: the highest such lane adds their number to
+//     the warp's counter (atomicAdd, which returns the first slot) and
+//     broadcasts it; each key goes straight to its slot in shared memory.
+//     Rounds run in tile order and a warp's atomics on one counter are
+//     ordered (each round waits for the previous round's broadcast), so
+//     equal digits keep their order: the rank is stable;
+//  5. values (loaded before 4, so that their latency hides behind it) go
+//     to the same slots in a second buffer;
+//  6. look-back for digit t (lookback()), publish the inclusive prefix
+//     (flag P), and the digit's global base;
+//  7. one barrier, then thread t stores sorted-tile slots t, t+256, ...:
+//     consecutive threads write consecutive addresses of a digit's run.
+// FULL: the tile holds TILE keys (no bounds tests); the last tile of a
+// pass runs the checked variant.
+template <class K, class V, class O, int ITEMS, int VMODE>
+struct OnesweepShared {
+  unsigned whist[WARPS][256];  // per-warp counts, then per-warp next slots
+  unsigned wsum[WARPS];
+  unsigned tile;
+  O gbase[256];                // global position of sorted-tile slot 0, per digit
+  K xk[BLOCK * ITEMS];
+  V xv[VMODE != 0 ? BLOCK * ITEMS : 1];
+};
+
+template <class K, class V, class O, int ITEMS, int VMODE, int KIND, bool STORE_KEYS,
+          bool DECODE, bool WIDE_VALUES, bool FULL>
+__device__ __forceinline__ void onesweep_store(
+    const OnesweepShared<K, V, O, ITEMS, VMODE>& sh, unsigned tile_n, int shift,
+    K* __restrict__ kdst, V* __restrict__ vdst, long long* __restrict__ vfin) {
+  const unsigned t = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const unsigned j = unsigned(i) * BLOCK + t;
+    if (FULL || j < tile_n) {
+      const K x = sh.xk[j];
+      const O g = sh.gbase[digit_of(x, shift)] + O(j);
+      if (STORE_KEYS) kdst[g] = DECODE ? decode<K, KIND>(x) : x;
+      if (VMODE != 0) {
+        if (WIDE_VALUES) vfin[g] = (long long)sh.xv[j];
+        else vdst[g] = sh.xv[j];
+      }
+    }
+  }
+}
+
 template <class K, int KIND, bool CANON, bool ENC, bool DEC, bool WANT_KEYS, int VMODE,
-          class S, class O, class V, int ITEMS>
-__device__ __forceinline__ void onesweep_pass(
-    const K* __restrict__ kin, K* ktmp, K* kout, const long long* __restrict__ vin,
-    V* vtmp, void* vout, long long n, int shift,
-    const unsigned long long* __restrict__ offsets, S* state, unsigned* counter,
-    const int* __restrict__ plan, int pass) {
-  constexpr int TILE = BLOCK * ITEMS;
-  constexpr int XBYTES = (VMODE != 0 && sizeof(V) > sizeof(K)) ? sizeof(V) : sizeof(K);
-  __shared__ RankShared s;
-  __shared__ O gbase[256];
-  __shared__ unsigned tile_s;
-  __shared__ __align__(16) unsigned char xbuf[TILE * XBYTES];
-
-  const int code = plan[pass];
-  if (!(code & PLAN_RUN)) return;  // the whole grid leaves: a skipped pass
-  const bool first = code & PLAN_FIRST, last = code & PLAN_LAST;
-  const bool dst_out = code & PLAN_DST_OUT, src_out = code & PLAN_SRC_OUT;
-
+          class S, class O, class V, int ITEMS, int LB, bool FULL>
+__device__ __forceinline__ void onesweep_tile(
+    OnesweepShared<K, V, O, ITEMS, VMODE>& sh, const K* __restrict__ ksrc,
+    K* __restrict__ kdst, const long long* __restrict__ vin, const V* __restrict__ vsrc,
+    V* __restrict__ vdst, long long* __restrict__ vfin, long long tile, unsigned tile_n,
+    int shift, unsigned long long goff, S* state, bool first, bool last) {
+  constexpr int FS = state_traits<S>::shift;
+  const S AGG = S(S(1) << FS), PREFIX = S(S(2) << FS);
   const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
-  if (t == 0) tile_s = atomicAdd(counter, 1u);
-  zero_hist(s);
-  __syncthreads();
-  const long long tile = tile_s;
-  const long long base = tile * TILE;
-  const long long rest = n - base;
-  const unsigned tile_n = rest < TILE ? unsigned(rest) : unsigned(TILE);
+  const unsigned wbase = warp * 32u * ITEMS + lane;  // tile position of item 0
+  const long long base = tile * (BLOCK * ITEMS);
 
-  const K* ksrc = first ? kin : (src_out ? kout : ktmp);
+  // 1. Load.
   K k[ITEMS];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
-    const unsigned p = warp * 32u * ITEMS + i * 32u + lane;
-    k[i] = (p < tile_n) ? ksrc[base + p] : K(0);
+    const unsigned p = wbase + unsigned(i) * 32u;
+    k[i] = (FULL || p < tile_n) ? ksrc[base + p] : K(0);
   }
   if (ENC && first) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) k[i] = encode<K, KIND, CANON>(k[i]);
   }
-  unsigned pos[ITEMS];
-  unsigned count;
-  rank_tile<K, ITEMS>(k, tile_n, shift, pos, count, s);
 
-  // Keys into sorted tile order (shared), while the look-back runs.
-  K* xk = reinterpret_cast<K*>(xbuf);
+  // 2. Early counts.
+  unsigned* wh = sh.whist[warp];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
-    const unsigned p = warp * 32u * ITEMS + i * 32u + lane;
-    if (p < tile_n) xk[pos[i]] = k[i];
+    if (FULL || wbase + unsigned(i) * 32u < tile_n) atomicAdd(&wh[digit_of(k[i], shift)], 1u);
   }
-
-  // Decoupled look-back for digit t.
-  constexpr int FS = state_traits<S>::shift;
-  const S AGG = S(1) << FS, PREFIX = S(2) << FS, MASK = (S(1) << FS) - S(1);
-  S* mine = state + tile * 256 + t;
-  S excl = 0;
-  if (tile == 0) {
-    store_state(mine, S(PREFIX | S(count)));
-  } else {
-    store_state(mine, S(AGG | S(count)));
-    long long j = tile - 1;
-    while (j >= 0) {
-      const S w = load_state(state + j * 256 + t);
-      const S flag = w >> FS;
-      if (flag == S(0)) continue;
-      excl += w & MASK;
-      if (flag == S(2)) break;
-      --j;
-    }
-    store_state(mine, S(PREFIX | S(excl + S(count))));
-  }
-  gbase[t] = O(offsets[t]) + O(excl) - O(s.start[t]);
   __syncthreads();
 
-  K* kdst = dst_out ? kout : ktmp;
-  const bool write_keys = WANT_KEYS || !last;
-  const bool dec = DEC && last;
-  unsigned dig[(ITEMS + 3) / 4];
+  // 3. Digit t: warp offsets, publish the tile aggregate, scan over digits.
+  unsigned wc[WARPS];
+  unsigned count = 0;
 #pragma unroll
-  for (int q = 0; q < (ITEMS + 3) / 4; ++q) dig[q] = 0u;
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const unsigned j = i * BLOCK + t;
-    if (j < tile_n) {
-      const K x = xk[j];
-      const unsigned d = digit_of(x, shift);
-      if (VMODE != 0) dig[i / 4] |= d << (8 * (i % 4));
-      if (write_keys) kdst[gbase[d] + O(j)] = dec ? decode<K, KIND>(x) : x;
-    }
+  for (int w = 0; w < WARPS; ++w) {
+    wc[w] = count;
+    count += sh.whist[w][t];
   }
+  S* mine = state + tile * 256 + t;
+  store_state(mine, S((tile == 0 ? PREFIX : AGG) | S(count)));
+  unsigned incl = count;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+    if (lane >= unsigned(o)) incl += y;
+  }
+  if (lane == 31u) sh.wsum[warp] = incl;
+  __syncthreads();
+  unsigned st = incl - count;
+#pragma unroll
+  for (int w = 0; w < WARPS - 1; ++w)
+    if (unsigned(w) < warp) st += sh.wsum[w];
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) sh.whist[w][t] = st + wc[w];
+
+  // Values, loaded now so that their latency hides behind the ranking.
+  V v[VMODE != 0 ? ITEMS : 1];
   if (VMODE != 0) {
-    const V* vsrc = src_out ? reinterpret_cast<const V*>(vout) : vtmp;
-    V v[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
-      const unsigned p = warp * 32u * ITEMS + i * 32u + lane;
-      if (p < tile_n) {
+      const unsigned p = wbase + unsigned(i) * 32u;
+      if (FULL || p < tile_n) {
         if (!first) v[i] = vsrc[base + p];
         else if (VMODE == 1) v[i] = V(vin[base + p]);
         else v[i] = V(base + p);
@@ -411,26 +500,87 @@ __device__ __forceinline__ void onesweep_pass(
         v[i] = V(0);
       }
     }
-    __syncthreads();  // every thread has read its keys from xbuf
-    V* xv = reinterpret_cast<V*>(xbuf);
+  }
+  __syncthreads();
+
+  // 4. Rank; keys (and 5. values) go straight to their slots.
+  const unsigned lower = (1u << lane) - 1u;
+  const unsigned wh_addr = unsigned(__cvta_generic_to_shared(wh));
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const unsigned p = warp * 32u * ITEMS + i * 32u + lane;
-      if (p < tile_n) xv[pos[i]] = v[i];
-    }
-    __syncthreads();
-    V* vdst = dst_out ? reinterpret_cast<V*>(vout) : vtmp;
-    long long* vfin = reinterpret_cast<long long*>(vout);
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const unsigned j = i * BLOCK + t;
-      if (j < tile_n) {
-        const O g = gbase[(dig[i / 4] >> (8 * (i % 4))) & 0xFFu] + O(j);
-        if (last) vfin[g] = (long long)xv[j];
-        else vdst[g] = xv[j];
-      }
+  for (int i = 0; i < ITEMS; ++i) {
+    const bool valid = FULL || wbase + unsigned(i) * 32u < tile_n;
+    const unsigned d = digit_of(k[i], shift);
+    unsigned peers = match_bits<8>(d);
+    if (!FULL) peers &= __ballot_sync(0xFFFFFFFFu, valid);
+    const int leader = 31 - __clz(peers);
+    const unsigned first_slot = __shfl_sync(
+        0xFFFFFFFFu,
+        leader_add(wh_addr + 4u * d, unsigned(__popc(peers)), valid && int(lane) == leader),
+        leader & 31);
+    const unsigned r = first_slot + unsigned(__popc(peers & lower));
+    if (valid) {
+      sh.xk[r] = k[i];
+      if (VMODE != 0) sh.xv[r] = v[i];
     }
   }
+
+  // 6. Look-back for digit t.
+  S excl = 0;
+  if (tile != 0) {
+    excl = lookback<S, LB>(state + t, tile);
+    store_state(mine, S(PREFIX | S(excl + S(count))));
+  }
+  sh.gbase[t] = O(goff) + O(excl) - O(st);
+  __syncthreads();
+
+  // 7. Store.
+  if (!last)
+    onesweep_store<K, V, O, ITEMS, VMODE, KIND, true, false, false, FULL>(
+        sh, tile_n, shift, kdst, vdst, vfin);
+  else if (!WANT_KEYS)
+    onesweep_store<K, V, O, ITEMS, VMODE, KIND, false, false, true, FULL>(
+        sh, tile_n, shift, kdst, vdst, vfin);
+  else
+    onesweep_store<K, V, O, ITEMS, VMODE, KIND, true, DEC, true, FULL>(
+        sh, tile_n, shift, kdst, vdst, vfin);
+}
+
+template <class K, int KIND, bool CANON, bool ENC, bool DEC, bool WANT_KEYS, int VMODE,
+          class S, class O, class V, int ITEMS, int LB>
+__device__ __forceinline__ void onesweep_pass(
+    const K* __restrict__ kin, K* ktmp, K* kout, const long long* __restrict__ vin,
+    V* vtmp, void* vout, long long n, int shift,
+    const unsigned long long* __restrict__ offsets, S* state, unsigned* counter,
+    const int* __restrict__ plan, int pass) {
+  constexpr int TILE = BLOCK * ITEMS;
+  __shared__ OnesweepShared<K, V, O, ITEMS, VMODE> sh;
+
+  const int code = plan[pass];
+  if (!(code & PLAN_RUN)) return;  // the whole grid leaves: a skipped pass
+  const bool first = code & PLAN_FIRST, last = code & PLAN_LAST;
+  const bool dst_out = code & PLAN_DST_OUT, src_out = code & PLAN_SRC_OUT;
+
+  const unsigned t = threadIdx.x;
+  if (t == 0) sh.tile = atomicAdd(counter, 1u);
+  const unsigned long long goff = offsets[t];
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) sh.whist[w][t] = 0u;
+  __syncthreads();
+  const long long tile = sh.tile;
+  const long long rest = n - tile * TILE;
+  const unsigned tile_n = rest < TILE ? unsigned(rest) : unsigned(TILE);
+
+  const K* ksrc = first ? kin : (src_out ? kout : ktmp);
+  K* kdst = dst_out ? kout : ktmp;
+  const V* vsrc = src_out ? reinterpret_cast<const V*>(vout) : vtmp;
+  V* vdst = dst_out ? reinterpret_cast<V*>(vout) : vtmp;
+  long long* vfin = reinterpret_cast<long long*>(vout);
+  if (tile_n == unsigned(TILE))
+    onesweep_tile<K, KIND, CANON, ENC, DEC, WANT_KEYS, VMODE, S, O, V, ITEMS, LB, true>(
+        sh, ksrc, kdst, vin, vsrc, vdst, vfin, tile, tile_n, shift, goff, state, first, last);
+  else
+    onesweep_tile<K, KIND, CANON, ENC, DEC, WANT_KEYS, VMODE, S, O, V, ITEMS, LB, false>(
+        sh, ksrc, kdst, vin, vsrc, vdst, vfin, tile, tile_n, shift, goff, state, first, last);
 }
 
 // ---- one block sorts one row of at most 256 * ITEMS keys in shared memory --
