@@ -163,31 +163,39 @@ def _trailing(axes, ndim, s):
 # 1-D
 # ---------------------------------------------------------------------------
 
-def _c2c(forward, x, n, axis, norm, workers, plan):
+def _prepare_1d(x, n, axis, norm, workers, plan, real_only=False,
+                check_length=True):
+    """The common argument checks of the 1-D transforms, in SciPy's order:
+    plan, norm, workers, real input (``real_only``), ``n``, ``axis``.
+
+    Returns ``(x, n, axis, norm, dtype)`` with ``x`` a device array,
+    ``axis`` non-negative and ``dtype`` the compute dtype (real for
+    ``real_only``). ``n`` is checked and defaulted only when
+    ``check_length`` (the complex-to-real transforms have their own rules).
+    """
     h.check_plan(plan)
     x = h.as_device(x)
     norm = h.check_norm(norm)
     h.check_workers(workers)
-    if x.ndim == 0:
-        raise IndexError("tuple index out of range")
+    dt = h.compute_dtype(x.dtype, real_only=real_only)
+    if check_length and n is not None:
+        n = h.check_n(n, 0)
     axis = h.check_axis(axis, x.ndim)
-    n = h.check_n(n, x.shape[axis])
-    dt = h.complex_of(h.compute_dtype(x.dtype))
-    a, _ = h.fix_shape(x, (n,), (axis,), dt)
+    if check_length and n is None:
+        n = h.check_n(None, x.shape[axis])
+    return x, n, axis, norm, dt
+
+
+def _c2c(forward, x, n, axis, norm, workers, plan):
+    x, n, axis, norm, dt = _prepare_1d(x, n, axis, norm, workers, plan)
+    a, _ = h.fix_shape(x, (n,), (axis,), h.complex_of(dt))
     out = exec_axis(a, axis, "C2C", n, -1 if forward else 1)
     return _scale(out, norm, n, forward)
 
 
 def _r2c(forward, x, n, axis, norm, workers, plan):
-    h.check_plan(plan)
-    x = h.as_device(x)
-    rdt = h.compute_dtype(x.dtype, real_only=True)
-    norm = h.check_norm(norm)
-    h.check_workers(workers)
-    if x.ndim == 0:
-        raise IndexError("tuple index out of range")
-    axis = h.check_axis(axis, x.ndim)
-    n = h.check_n(n, x.shape[axis])
+    x, n, axis, norm, rdt = _prepare_1d(x, n, axis, norm, workers, plan,
+                                        real_only=True)
     a, _ = h.fix_shape(x, (n,), (axis,), rdt)
     out = exec_axis(a, axis, "R2C", n)
     _scale(out, norm, n, forward)
@@ -198,14 +206,9 @@ def _r2c(forward, x, n, axis, norm, workers, plan):
 
 
 def _c2r(forward, x, n, axis, norm, workers, plan):
-    h.check_plan(plan)
-    x = h.as_device(x)
-    cdt = h.complex_of(h.compute_dtype(x.dtype))
-    norm = h.check_norm(norm)
-    h.check_workers(workers)
-    if x.ndim == 0:
-        raise IndexError("tuple index out of range")
-    axis = h.check_axis(axis, x.ndim)
+    x, n, axis, norm, dt = _prepare_1d(x, n, axis, norm, workers, plan,
+                                       check_length=False)
+    cdt = h.complex_of(dt)
     if n is None:
         n = (x.shape[axis] - 1) * 2
         if n < 1:

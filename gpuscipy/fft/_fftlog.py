@@ -23,7 +23,8 @@ __all__ = ["fht", "ifht", "fhtoffset"]
 _LN_2 = float(numpy.log(2.0))
 
 
-def fht_coefficients(n, dln, mu, offset=0.0, bias=0.0, inverse=False):
+def fht_coefficients(n, dln, mu, offset=0.0, bias=0.0, inverse=False,
+                     stacklevel=3):
     """The FFTLog kernel u_m, m = 0..n//2, as a complex128 NumPy array.
 
     u_m = 2**(q + 2i y_m) (kr)**(-2i y_m) Gamma((mu+1+q)/2 + i y_m)
@@ -31,6 +32,7 @@ def fht_coefficients(n, dln, mu, offset=0.0, bias=0.0, inverse=False):
 
     with q the bias and ln(kr) the offset (Hamilton 2000, eq. 163), computed
     through log-gamma; the Nyquist term is made real for even n.
+    ``stacklevel`` is that of the singular-transform warnings.
     """
     from scipy.special import loggamma, poch
     q, lnkr = bias, offset
@@ -49,11 +51,12 @@ def fht_coefficients(n, dln, mu, offset=0.0, bias=0.0, inverse=False):
         # the gamma ratio at y = 0 by the Pochhammer symbol
         u[0] = 2 ** q * poch(xm, xp - xm)
     if numpy.isinf(u[0]) and not inverse:
-        warnings.warn("singular transform; consider changing the bias", stacklevel=3)
+        warnings.warn("singular transform; consider changing the bias",
+                      stacklevel=stacklevel)
         u[0] = 0
     elif u[0] == 0 and inverse:
         warnings.warn("singular inverse transform; consider changing the bias",
-                      stacklevel=3)
+                      stacklevel=stacklevel)
         u[0] = numpy.inf
     return u
 
@@ -80,18 +83,38 @@ def _fhtq(a, u, inverse):
     return r[..., ::-1]
 
 
-def fht(a, dln, mu, offset=0.0, bias=0.0):
-    """Compute the fast Hankel transform.
+def _fht(x, name, dln, mu, offset, bias, inverse):
+    """fht (``inverse`` False) or ifht of the device array ``x`` (argument
+    ``name``): bias, FFTLog convolution, unbias (SciPy's definition)."""
+    x = h.as_device(x, name)
+    if x.dtype.kind == "c":
+        raise TypeError("x must be a real sequence")
+    n = x.shape[-1]
+    if bias != 0:
+        if inverse:
+            x = x * _bias_factor(n, dln, 1, bias, offset)
+        else:
+            x = x * _bias_factor(n, dln, -1, bias, 0.0)
+    # stacklevel 4: the singular-transform warning points at the caller
+    # of fht/ifht
+    u = fht_coefficients(n, dln, mu, offset=offset, bias=bias,
+                         inverse=inverse, stacklevel=4)
+    y = _fhtq(x, u, inverse)
+    if bias == 0:
+        return y.copy()
+    if inverse:
+        return y / _bias_factor(n, dln, -1, bias, 0.0)
+    return y * _bias_factor(n, dln, -1, bias, offset)
 
-    Computes the discrete Hankel transform of a logarithmically spaced
-    periodic sequence using the FFTLog algorithm.
 
+_DOC_FHT = """
     Parameters
     ----------
-    a : gpuscipy_core.ndarray (..., n)
+    {inp} : gpuscipy_core.ndarray (..., n)
         Real periodic input array, uniformly logarithmically spaced. For
         multidimensional input, the transform is performed over the last
-        axis.
+        axis. Integer and float16 input compute in float64/float32 as in
+        SciPy.
     dln : float
         Uniform logarithmic spacing of the input array.
     mu : float
@@ -103,37 +126,35 @@ def fht(a, dln, mu, offset=0.0, bias=0.0):
 
     Returns
     -------
-    A : gpuscipy_core.ndarray (..., n)
+    {out} : gpuscipy_core.ndarray (..., n)
         The transformed output array, which is real, periodic, uniformly
         logarithmically spaced, and of the same shape as the input array.
 
     Raises
     ------
     TypeError
-        Complex or host input.
+        Complex input, or ``{inp}`` is not a device array.
+    IndexError
+        0-d input.
 
     Notes
     -----
-    Same definition as :func:`scipy.fft.fht`. The kernel coefficients are
-    computed on the host (scipy.special.loggamma), the FFTs on the GPU.
+    Same definition as :func:`scipy.fft.{name}`. The kernel coefficients
+    are computed on the host (scipy.special.loggamma), the FFTs on the GPU.
 
     References
     ----------
     .. [1] Hamilton A. J. S., 2000, MNRAS, 312, 257 (astro-ph/9905191)
+"""
+
+
+def fht(a, dln, mu, offset=0.0, bias=0.0):
+    """Compute the fast Hankel transform.
+
+    Computes the discrete Hankel transform of a logarithmically spaced
+    periodic sequence using the FFTLog algorithm.
     """
-    a = h.as_device(a, "a")
-    if a.dtype.kind == "c":
-        raise TypeError("x must be a real sequence")
-    n = a.shape[-1]
-    if bias != 0:
-        a = a * _bias_factor(n, dln, -1, bias, 0.0)
-    u = fht_coefficients(n, dln, mu, offset=offset, bias=bias)
-    A = _fhtq(a, u, False)
-    if bias != 0:
-        A = A * _bias_factor(n, dln, -1, bias, offset)
-    else:
-        A = A.copy()
-    return A
+    return _fht(a, "a", dln, mu, offset, bias, False)
 
 
 def ifht(A, dln, mu, offset=0.0, bias=0.0):
@@ -141,50 +162,12 @@ def ifht(A, dln, mu, offset=0.0, bias=0.0):
 
     Computes the discrete inverse Hankel transform of a logarithmically
     spaced periodic sequence. This is the inverse operation to :func:`fht`.
-
-    Parameters
-    ----------
-    A : gpuscipy_core.ndarray (..., n)
-        Real periodic input array, uniformly logarithmically spaced. For
-        multidimensional input, the transform is performed over the last
-        axis.
-    dln : float
-        Uniform logarithmic spacing of the input array.
-    mu : float
-        Order of the Hankel transform, any positive or negative real number.
-    offset : float, optional
-        Offset of the uniform logarithmic spacing of the output array.
-    bias : float, optional
-        Exponent of power law bias, any positive or negative real number.
-
-    Returns
-    -------
-    a : gpuscipy_core.ndarray (..., n)
-        The transformed output array, which is real, periodic, uniformly
-        logarithmically spaced, and of the same shape as the input array.
-
-    Raises
-    ------
-    TypeError
-        Complex or host input.
-
-    References
-    ----------
-    .. [1] Hamilton A. J. S., 2000, MNRAS, 312, 257 (astro-ph/9905191)
     """
-    A = h.as_device(A, "A")
-    if A.dtype.kind == "c":
-        raise TypeError("x must be a real sequence")
-    n = A.shape[-1]
-    if bias != 0:
-        A = A * _bias_factor(n, dln, 1, bias, offset)
-    u = fht_coefficients(n, dln, mu, offset=offset, bias=bias, inverse=True)
-    a = _fhtq(A, u, True)
-    if bias != 0:
-        a = a / _bias_factor(n, dln, -1, bias, 0.0)
-    else:
-        a = a.copy()
-    return a
+    return _fht(A, "A", dln, mu, offset, bias, True)
+
+
+fht.__doc__ += _DOC_FHT.format(inp="a", out="A", name="fht")
+ifht.__doc__ += _DOC_FHT.format(inp="A", out="a", name="ifht")
 
 
 def fhtoffset(dln, mu, initial=0.0, bias=0.0):

@@ -321,6 +321,16 @@ def _roll(x, shifts):
     return out
 
 
+def _half_roll(x, axes, sign):
+    """Copy of ``x`` rolled by ``sign * (length // 2)`` along each of
+    ``axes`` (an axis named twice is rolled twice, as in NumPy)."""
+    x = as_device(x)
+    shifts = {}
+    for a in _shift_axes(x, axes):
+        shifts[a] = shifts.get(a, 0) + sign * (x.shape[a] // 2)
+    return _roll(x, shifts)
+
+
 def fftshift(x, axes=None):
     """Shift the zero-frequency component to the centre of the spectrum.
 
@@ -336,12 +346,7 @@ def fftshift(x, axes=None):
     y : gpuscipy_core.ndarray
         The shifted array (a new C-contiguous array).
     """
-    x = as_device(x)
-    axes = _shift_axes(x, axes)
-    shifts = {}
-    for a in axes:
-        shifts[a] = shifts.get(a, 0) + x.shape[a] // 2
-    return _roll(x, shifts)
+    return _half_roll(x, axes, 1)
 
 
 def ifftshift(x, axes=None):
@@ -359,12 +364,7 @@ def ifftshift(x, axes=None):
     y : gpuscipy_core.ndarray
         The shifted array.
     """
-    x = as_device(x)
-    axes = _shift_axes(x, axes)
-    shifts = {}
-    for a in axes:
-        shifts[a] = shifts.get(a, 0) - (x.shape[a] // 2)
-    return _roll(x, shifts)
+    return _half_roll(x, axes, -1)
 
 
 def _check_target(target):

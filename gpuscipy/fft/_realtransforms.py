@@ -15,7 +15,9 @@ types 1 and 4 are their own inverses (up to normalisation).
 n-D transforms apply the 1-D one along each axis in turn.
 """
 
+import builtins
 import functools
+import operator
 import os
 from typing import NamedTuple
 
@@ -260,9 +262,18 @@ def _orthogonalize_default(norm, orthogonalize):
 
 
 def _check_type(type, dst=False):
+    """``type`` as an int in 1..4: TypeError for a non-integer (SciPy's
+    type, e.g. for 2.0), ValueError for another integer or a bool."""
+    name = "DST" if dst else "DCT"
+    if not isinstance(type, bool):
+        try:
+            type = operator.index(type)
+        except TypeError:
+            raise TypeError(f"{name} type must be an integer, got "
+                            f"{builtins.type(type).__name__}") from None
     if type not in (1, 2, 3, 4) or isinstance(type, bool):
-        raise ValueError(f"invalid {'DST' if dst else 'DCT'} type")
-    return int(type)
+        raise ValueError(f"invalid {name} type")
+    return type
 
 
 def resolve(forward, type, norm, orthogonalize, complex_input):

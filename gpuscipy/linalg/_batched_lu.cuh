@@ -251,6 +251,222 @@ lu_rcond(const T (&r)[N], int lane, int pos, typename scalar_traits<T>::real ano
   return (R(1) / est) / anorm;
 }
 
+
+// ---------------------------------------------------------------------------
+// Variant 2 (GPUSCIPY_BATCHED_LU=v2). Same factorization (pivots, ipiv and
+// packed factor equal v1's), but:
+//  * the pivot search is three warp reductions (redux.sync, sm_80+) instead
+//    of a 5-level shuffle butterfly on (key, position) pairs;
+//  * after the factorization the packed factor goes to the warp's shared
+//    tile (row k = row k of L\U) with the lane of each position in a small
+//    int table, so the row registers die and every solve is in broadcast
+//    form: one shuffle per step for A x = b AND for A^T x = b (v1 needed a
+//    5-shuffle warp sum per step for the transposed solves);
+//  * the 1-norm of A is column sums over the tile (no warp sums);
+//  * the condition estimate stops after the first Hager step (one solve
+//    with A, one with A^H) when its lower bound max(||A^-1 x0||_1,
+//    ||A^-H sign(y)||_inf) of ||A^-1||_1 already gives rcond >= 1e3 eps;
+//    else it runs v1's full state machine (see lu_rcond_v2).
+
+// LAPACK's pivot among the active lanes: the largest key (NaN counted as
+// inf), ties to the smallest position. Returns that position.
+template <class R>
+__device__ __forceinline__ int pivot_pos_v2(R key, bool act, int pos) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned hi, lo;
+  if (sizeof(R) == 8) {
+    const unsigned long long bits = (unsigned long long)__double_as_longlong((double)key);
+    hi = (unsigned)(bits >> 32);
+    lo = (unsigned)bits;
+  } else {
+    hi = __float_as_uint((float)key);
+    lo = 0u;
+  }
+  // key >= 0 here, so its bit pattern orders like the value; the top bit
+  // puts every active lane above the inactive ones (0).
+  hi = act ? (hi | 0x80000000u) : 0u;
+  lo = act ? lo : 0u;
+  const unsigned m1 = __reduce_max_sync(GS_FULL_MASK, hi);
+  const unsigned m2 = __reduce_max_sync(GS_FULL_MASK, hi == m1 ? lo : 0u);
+  const bool tied = hi == m1 && lo == m2;
+  return (int)__reduce_min_sync(GS_FULL_MASK, tied ? (unsigned)pos : 0xffffffffu);
+#else
+  R k2 = act ? key : R(-1);
+  int kp = pos;
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1) {
+    R ok = __shfl_xor_sync(GS_FULL_MASK, k2, m);
+    int op = __shfl_xor_sync(GS_FULL_MASK, kp, m);
+    if (ok > k2 || (ok == k2 && op < kp)) { k2 = ok; kp = op; }
+  }
+  return kp;
+#endif
+}
+
+template <class T, int N>
+__device__ __forceinline__ int lu_factor_warp_v2(T (&r)[N], int lane, int& pos, int& my_ipiv) {
+  typedef scalar_traits<T> S;
+  typedef typename S::real R;
+  int info = 0;
+  pos = lane;
+  my_ipiv = lane;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const bool cand = lane < N && pos >= k;
+    R key = S::abs1(r[k]);
+    if (key != key) key = R(1) / R(0);
+    const int kp = pivot_pos_v2<R>(key, cand, pos);
+    const int p = __ffs(__ballot_sync(GS_FULL_MASK, pos == kp)) - 1;  // pivot lane
+    const T piv = S::shfl(r[k], p);
+    const bool zero = (piv == T(0));
+    if (zero && info == 0) info = k + 1;
+    if (lane == k) my_ipiv = kp;
+    if (pos == k) pos = kp;
+    if (lane == p) pos = k;
+    const bool active = lane < N && pos > k;
+    T l = r[k];
+    if (active && !zero) { l = r[k] / piv; r[k] = l; }
+#pragma unroll
+    for (int j = k + 1; j < N; ++j) {
+      const T u = S::shfl(r[j], p);
+      if (active) r[j] = r[j] - l * u;
+    }
+  }
+  return info;
+}
+
+// Solves on the packed factor in shared memory: f[k * (N + 1) + j] is entry
+// (k, j) of L\U, lane_of[k] the lane whose position is k. Lane i works on
+// index pos_i throughout (as in v1). RECIP: divide by the pivots through a
+// reciprocal each lane takes once (the condition estimator only).
+template <class T, int N, bool RECIP>
+__device__ __forceinline__ T lu_solve_n_v2(const T* f, const int* lane_of, int lane, int pos, T v) {
+  typedef scalar_traits<T> S;
+  const bool live = lane < N;
+  const int pr = live ? pos : 0;
+  const T dg = f[pr * (N + 1) + pr];
+  const T rd = RECIP ? S::from_real(typename S::real(1)) / dg : dg;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {       // L y = P b
+    const T y = S::shfl(v, lane_of[k]);
+    if (live && pos > k) v = v - f[pr * (N + 1) + k] * y;
+  }
+#pragma unroll
+  for (int k = N - 1; k >= 0; --k) {  // U x = y
+    const T q = RECIP ? v * rd : v / dg;
+    const T xk = S::shfl(q, lane_of[k]);
+    if (pos == k) v = xk;
+    else if (live && pos < k) v = v - f[pr * (N + 1) + k] * xk;
+  }
+  return v;
+}
+
+// A^T z = c (CONJ: A^H). In: lane with pos k holds c_k. Out: lane i holds z_i.
+template <class T, int N, bool CONJ, bool RECIP>
+__device__ __forceinline__ T lu_solve_t_v2(const T* f, const int* lane_of, int lane, int pos, T v) {
+  typedef scalar_traits<T> S;
+  const bool live = lane < N;
+  const int pr = live ? pos : 0;
+  const T d0 = f[pr * (N + 1) + pr];
+  const T dg = CONJ ? S::conj(d0) : d0;
+  const T rd = RECIP ? S::from_real(typename S::real(1)) / dg : dg;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {       // U^T w = c: w_k final, then eliminated
+    const T q = RECIP ? v * rd : v / dg;
+    const T wk = S::shfl(q, lane_of[k]);
+    if (pos == k) v = wk;
+    else if (live && pos > k) {
+      const T u = f[k * (N + 1) + pr];
+      v = v - (CONJ ? S::conj(u) : u) * wk;
+    }
+  }
+#pragma unroll
+  for (int k = N - 1; k >= 0; --k) {  // L^T v = w (unit diagonal)
+    const T vk = S::shfl(v, lane_of[k]);
+    if (live && pos < k) {
+      const T l = f[k * (N + 1) + pr];
+      v = v - (CONJ ? S::conj(l) : l) * vk;
+    }
+  }
+  return v;
+}
+
+// v1's estimator (LAPACK ?gecon / ?lacn2) on the shared factor, with an
+// early exit after the first Hager step. With x0 = (1/n, ..., 1/n),
+// y = A^-1 x0 and z = A^-H sign(y): est1 = ||y||_1 and ||z||_inf are lower
+// bounds of ||A^-1||_1 (||z||_inf <= ||A^-1 e_j||_1 by convexity), and v1's
+// final estimate is >= both (it keeps the maximum, and its second step
+// evaluates ||A^-1 e_j||_1 at j = argmax |z_j| whenever |z_j| > z^H x0).
+// So rcond_s = 1 / (anorm * max(est1, ||z||_inf)) >= v1's rcond. When
+// rcond_s >= 1e3 eps it is returned (the caller's rcond < eps test then
+// says "no warning"); otherwise the full iteration runs and the result is
+// v1's (up to rounding).
+template <class T, int N>
+__device__ __forceinline__ typename scalar_traits<T>::real
+lu_rcond_v2(const T* f, const int* lane_of, int lane, int pos,
+            typename scalar_traits<T>::real anorm) {
+  typedef scalar_traits<T> S;
+  typedef typename S::real R;
+  if (anorm == R(0)) return R(0);
+  const R screen = R(1e3) * (sizeof(R) == 8 ? R(2.220446049250313e-16) : R(1.1920929e-07));
+  const bool live = lane < N;
+  T x = live ? S::from_real(R(1) / R(N)) : T(0);
+  R est = R(0);
+  int jlast = -1;
+  bool alt = false;
+#pragma unroll 1
+  for (int it = 0; it < 8; ++it) {
+    const T y = lu_solve_n_v2<T, N, true>(f, lane_of, lane, pos, x);
+    const R e = warp_sum(live ? S::abs(y) : R(0));
+    if (alt) {
+      const R e3 = R(2) * e / R(3 * N);
+      if (e3 > est) est = e3;
+      break;
+    }
+    bool done = false;
+    if (it > 0 && !(e > est)) done = true;
+    else est = e;
+    if (!done && it < 5) {
+      const T z = lu_solve_t_v2<T, N, true, true>(f, lane_of, lane, pos, live ? S::sign(y) : T(0));
+      R best = live ? S::abs(z) : R(-1);
+      int bj = lane;
+#pragma unroll
+      for (int m = 16; m > 0; m >>= 1) {
+        R ob = __shfl_xor_sync(GS_FULL_MASK, best, m);
+        int oj = __shfl_xor_sync(GS_FULL_MASK, bj, m);
+        if (ob > best || (ob == best && oj < bj)) { best = ob; bj = oj; }
+      }
+      if (it == 0) {   // the screen
+        const R es = best > est ? best : est;
+        if (es == es && es > R(0)) {
+          const R rs = (R(1) / es) / anorm;
+          if (rs >= screen) return rs;
+        }
+      }
+      const R zsum = warp_sum(live ? S::re(z) : R(0));
+      const R zj = S::re(S::shfl(z, jlast < 0 ? 0 : jlast));
+      const R ztx = it == 0 ? zsum / R(N) : zj;
+      if (!(best > ztx) || bj == jlast) {
+        done = true;
+      } else {
+        jlast = bj;
+        x = (lane == bj) ? S::from_real(R(1)) : T(0);
+      }
+    } else {
+      done = true;
+    }
+    if (done) {
+      if (N == 1) break;
+      alt = true;
+      const R sg = (lane & 1) ? R(-1) : R(1);
+      x = live ? S::from_real(sg * (R(1) + R(lane) / R(N > 1 ? N - 1 : 1))) : T(0);
+    }
+  }
+  if (est != est) return est;
+  if (est == R(0)) return R(0);
+  return (R(1) / est) / anorm;
+}
+
 }  // namespace gs_batched
 
 // ---------------------------------------------------------------------------
@@ -334,6 +550,89 @@ __device__ __forceinline__ void batched_lu_body(
         T v = T(0);
         if (lane < N) v = INV ? (pos == c ? S::from_real(R(1)) : T(0)) : bs[(long long)pos * nrhs + c];
         v = lu_solve_t<T, N, TRANS == 2>(r, lane, pos, v);
+        if (lane < N) xs[(long long)lane * ncol + c] = v;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// LU kernel, variant 2 (same arguments and flags as batched_lu_body). Shared
+// memory: WARPS tiles of N * (N + 1) T, then WARPS tables of 32 int.
+template <class T, int N, int WARPS, bool SOLVE, bool INV, int TRANS, bool WANT_LU,
+          bool WANT_DET, bool WANT_RCOND>
+__device__ __forceinline__ void batched_lu_body_v2(
+    const T* __restrict__ a, long long a_bs, const T* __restrict__ b, long long b_bs,
+    int nrhs, T* __restrict__ x, T* __restrict__ lu, int* __restrict__ ipiv,
+    T* __restrict__ det, int* __restrict__ info,
+    typename gs_batched::scalar_traits<T>::real* __restrict__ rcond, long long batch) {
+  using namespace gs_batched;
+  typedef scalar_traits<T> S;
+  typedef typename S::real R;
+  extern __shared__ __align__(16) unsigned char gs_smem[];
+  const int warp = threadIdx.x / 32;
+  T* tile = reinterpret_cast<T*>(gs_smem) + warp * (N * (N + 1));
+  int* lane_of = reinterpret_cast<int*>(gs_smem + sizeof(T) * WARPS * (N * (N + 1))) + warp * 32;
+  const int lane = threadIdx.x % 32;
+  const long long sys = (long long)blockIdx.x * WARPS + warp;
+  if (sys >= batch) return;   // whole warps only: blockDim.x = 32 * WARPS
+  int pos, my_ipiv, inf;
+  R anorm = R(0);
+  {
+    T r[N];
+    load_rows<T, N>(a + sys * a_bs, tile, lane, r);
+    inf = lu_factor_warp_v2<T, N>(r, lane, pos, my_ipiv);
+    if (WANT_RCOND) {   // column sums of |a| from the tile (still A)
+      R cs = R(0);
+      if (lane < N) {
+#pragma unroll 8
+        for (int i = 0; i < N; ++i) cs += S::abs(tile[i * (N + 1) + lane]);
+      }
+      const bool nan = __any_sync(GS_FULL_MASK, cs != cs);
+      anorm = warp_max(cs);
+      if (nan) anorm = R(0) / R(0) + anorm;   // NaN
+    }
+    __syncwarp();
+    if (lane < N) {
+#pragma unroll
+      for (int j = 0; j < N; ++j) tile[pos * (N + 1) + j] = r[j];
+      lane_of[pos] = lane;
+    }
+    __syncwarp();
+  }
+  if (lane == 0) info[sys] = inf;
+  if (WANT_LU) {
+    T* dst = lu + sys * (long long)(N * N);
+    for (int e = lane; e < N * N; e += 32) dst[e] = tile[(e / N) * (N + 1) + (e % N)];
+    if (lane < N) ipiv[sys * N + lane] = my_ipiv;
+  }
+  if (WANT_DET) {   // v1's order: u_00 u_11 ... then the interchange sign
+    T d = S::from_real(R(1));
+#pragma unroll
+    for (int k = 0; k < N; ++k) d = d * tile[k * (N + 1) + k];
+    const unsigned swaps = __ballot_sync(GS_FULL_MASK, lane < N && my_ipiv != lane);
+    if (__popc(swaps) & 1) d = -d;
+    if (lane == 0) det[sys] = d;
+  }
+  if (WANT_RCOND) {
+    R rc = inf ? R(0) : lu_rcond_v2<T, N>(tile, lane_of, lane, pos, anorm);
+    if (lane == 0) rcond[sys] = rc;
+  }
+  if (SOLVE || INV) {
+    if (inf) return;
+    const int ncol = INV ? N : nrhs;
+    const T* bs = SOLVE ? b + sys * b_bs : nullptr;
+    T* xs = x + sys * (long long)N * ncol;
+    for (int c = 0; c < ncol; ++c) {
+      if (TRANS == 0) {
+        T v = T(0);
+        if (lane < N) v = INV ? (lane == c ? S::from_real(R(1)) : T(0)) : bs[(long long)lane * nrhs + c];
+        v = lu_solve_n_v2<T, N, false>(tile, lane_of, lane, pos, v);
+        if (lane < N) xs[(long long)pos * ncol + c] = v;
+      } else {
+        T v = T(0);
+        if (lane < N) v = INV ? (pos == c ? S::from_real(R(1)) : T(0)) : bs[(long long)pos * nrhs + c];
+        v = lu_solve_t_v2<T, N, TRANS == 2, false>(tile, lane_of, lane, pos, v);
         if (lane < N) xs[(long long)lane * ncol + c] = v;
       }
     }

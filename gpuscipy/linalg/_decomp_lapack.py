@@ -216,6 +216,26 @@ def gesvd(a, job):
 
 
 # ---- symmetric / Hermitian eigenproblems ---------------------------------------
+def _lda(a):
+    """Leading dimension of the F-ordered (n, n) ``a`` (at least 1)."""
+    n = a.shape[0]
+    return max(1, a.strides[1] // a.itemsize) if a.ndim == 2 and n > 1 else max(1, n)
+
+
+def _jobz_uplo(cs, vectors, lower):
+    """cuSOLVER's jobz (eigenvectors or not) and uplo (triangle read)."""
+    jobz = cs.CUSOLVER_EIG_MODE_VECTOR if vectors else cs.CUSOLVER_EIG_MODE_NOVECTOR
+    uplo = cs.CUBLAS_FILL_MODE_LOWER if lower else cs.CUBLAS_FILL_MODE_UPPER
+    return jobz, uplo
+
+
+def _eig_type(cs, itype):
+    """cuSOLVER's eigen type of the generalized problem (SciPy's ``type``
+    1: A x = w B x, 2: A B x = w x, 3: B A x = w x)."""
+    return {1: cs.CUSOLVER_EIG_TYPE_1, 2: cs.CUSOLVER_EIG_TYPE_2,
+            3: cs.CUSOLVER_EIG_TYPE_3}[itype]
+
+
 def syevd(a, lower, vectors):
     """Eigen-decomposition of the F-ordered Hermitian ``a`` in place.
 
@@ -229,20 +249,14 @@ def syevd(a, lower, vectors):
     w = gp.empty((n,), rdt)
     info = gp.zeros((1,), numpy.int32)
     h, p, t, tr = _handle(), _params(), _dt(dt), _dt(rdt)
-    jobz = cs.CUSOLVER_EIG_MODE_VECTOR if vectors else cs.CUSOLVER_EIG_MODE_NOVECTOR
-    uplo = cs.CUBLAS_FILL_MODE_LOWER if lower else cs.CUBLAS_FILL_MODE_UPPER
-    lda = max(1, a.strides[1] // a.itemsize) if a.ndim == 2 and n > 1 else max(1, n)
+    jobz, uplo = _jobz_uplo(cs, vectors, lower)
+    lda = _lda(a)
     dbytes, hbytes = cs.cusolverDnXsyevd_bufferSize(h, p, jobz, uplo, n, t, a.ptr, lda,
                                                      tr, w.ptr, t)
     dw, hw = _dwork(dbytes), _hwork(hbytes)
     cs.cusolverDnXsyevd(h, p, jobz, uplo, n, t, a.ptr, lda, tr, w.ptr, t, dw.ptr,
                         dbytes, hw.ctypes.data, hbytes, info.ptr)
     return w, info
-
-
-def _lda(a):
-    n = a.shape[0]
-    return max(1, a.strides[1] // a.itemsize) if a.ndim == 2 and n > 1 else max(1, n)
 
 
 def syevdx(a, lower, vectors, index=None, value=None):
@@ -260,8 +274,7 @@ def syevdx(a, lower, vectors, index=None, value=None):
     w = gp.empty((max(n, 1),), rdt)
     info = gp.zeros((1,), numpy.int32)
     h, p, t, tr = _handle(), _params(), _dt(dt), _dt(rdt)
-    jobz = cs.CUSOLVER_EIG_MODE_VECTOR if vectors else cs.CUSOLVER_EIG_MODE_NOVECTOR
-    uplo = cs.CUBLAS_FILL_MODE_LOWER if lower else cs.CUBLAS_FILL_MODE_UPPER
+    jobz, uplo = _jobz_uplo(cs, vectors, lower)
     # vl/vu are host pointers to values of W's type (read for range V only)
     bounds = numpy.zeros(2, rdt)
     il = iu = 0
@@ -296,10 +309,8 @@ def sygvdx(a, b, itype, lower, vectors, index=None, value=None):
     name = "sygvdx" if dt.kind == "f" else "hegvdx"
     pre = f"cusolverDn{_prefix(dt)}{name}"
     h = _handle()
-    jobz = cs.CUSOLVER_EIG_MODE_VECTOR if vectors else cs.CUSOLVER_EIG_MODE_NOVECTOR
-    uplo = cs.CUBLAS_FILL_MODE_LOWER if lower else cs.CUBLAS_FILL_MODE_UPPER
-    et = {1: cs.CUSOLVER_EIG_TYPE_1, 2: cs.CUSOLVER_EIG_TYPE_2,
-          3: cs.CUSOLVER_EIG_TYPE_3}[itype]
+    jobz, uplo = _jobz_uplo(cs, vectors, lower)
+    et = _eig_type(cs, itype)
     vl = vu = 0.0
     il = iu = 0
     if index is not None:
@@ -363,8 +374,7 @@ def syevj_batched(a, lower, vectors):
     params = _jacobi_params("syevj", dt)
     name = "syevjBatched" if dt.kind == "f" else "heevjBatched"
     pre = f"cusolverDn{_prefix(dt)}{name}"
-    jobz = cs.CUSOLVER_EIG_MODE_VECTOR if vectors else cs.CUSOLVER_EIG_MODE_NOVECTOR
-    uplo = cs.CUBLAS_FILL_MODE_LOWER if lower else cs.CUBLAS_FILL_MODE_UPPER
+    jobz, uplo = _jobz_uplo(cs, vectors, lower)
     ld = max(1, n)
     for s in range(0, batch, _JACOBI_CHUNK):
         c = min(_JACOBI_CHUNK, batch - s)
@@ -519,10 +529,8 @@ def sygvd(a, b, itype, lower, vectors):
     name = "sygvd" if dt.kind == "f" else "hegvd"
     pre = f"cusolverDn{_prefix(dt)}{name}"
     h = _handle()
-    jobz = cs.CUSOLVER_EIG_MODE_VECTOR if vectors else cs.CUSOLVER_EIG_MODE_NOVECTOR
-    uplo = cs.CUBLAS_FILL_MODE_LOWER if lower else cs.CUBLAS_FILL_MODE_UPPER
-    et = {1: cs.CUSOLVER_EIG_TYPE_1, 2: cs.CUSOLVER_EIG_TYPE_2,
-          3: cs.CUSOLVER_EIG_TYPE_3}[itype]
+    jobz, uplo = _jobz_uplo(cs, vectors, lower)
+    et = _eig_type(cs, itype)
     ld = max(1, n)
     lwork = getattr(cs, pre + "_bufferSize")(h, et, jobz, uplo, n, a.ptr, ld, b.ptr,
                                              ld, w.ptr)

@@ -51,8 +51,16 @@ def _dn_params():
     return p
 
 
-def _host_buffer(nbytes):
-    return numpy.empty(max(int(nbytes), 1), numpy.uint8)
+def _workspace(dbytes, hbytes):
+    """Device and host workspaces (at least one byte each) of a cuSOLVER
+    64-bit API call, from its ``_bufferSize`` answer."""
+    return (gp.empty(max(int(dbytes), 1), numpy.uint8),
+            numpy.empty(max(int(hbytes), 1), numpy.uint8))
+
+
+def _nrhs(b):
+    """Number of right-hand sides of ``b`` ((n,) or (n, k))."""
+    return 1 if b.ndim == 1 else b.shape[1]
 
 
 def _ld(a):
@@ -113,8 +121,7 @@ def getrf(a, fast=False):
     n = a.shape[0]
     dt = libs.cuda_data_type(a.dtype)
     dbytes, hbytes = cs.cusolverDnXgetrf_bufferSize(h, params, n, n, dt, a.ptr, _ld(a), dt)
-    dwork = gp.empty(max(int(dbytes), 1), numpy.uint8)
-    hwork = _host_buffer(hbytes)
+    dwork, hwork = _workspace(dbytes, hbytes)
     ipiv = gp.empty((n,), numpy.int64)
     info = gp.empty((1,), numpy.int32)
     cs.cusolverDnXgetrf(h, params, n, n, dt, a.ptr, _ld(a), ipiv.ptr, dt, dwork.ptr,
@@ -127,7 +134,7 @@ def getrs(lu, ipiv, b, trans=OP_N):
     libs, cs = _libs(), _cusolver()
     h = libs.get_handle("cusolver")
     n = lu.shape[0]
-    nrhs = 1 if b.ndim == 1 else b.shape[1]
+    nrhs = _nrhs(b)
     if n == 0 or nrhs == 0:
         return b
     dt = libs.cuda_data_type(lu.dtype)
@@ -147,8 +154,7 @@ def potrf(a, lower):
     uplo = _fill(lower)
     dbytes, hbytes = cs.cusolverDnXpotrf_bufferSize(h, params, uplo, n, dt, a.ptr,
                                                     _ld(a), dt)
-    dwork = gp.empty(max(int(dbytes), 1), numpy.uint8)
-    hwork = _host_buffer(hbytes)
+    dwork, hwork = _workspace(dbytes, hbytes)
     info = gp.empty((1,), numpy.int32)
     cs.cusolverDnXpotrf(h, params, uplo, n, dt, a.ptr, _ld(a), dt, dwork.ptr,
                         int(dbytes), hwork.ctypes.data, int(hbytes), info.ptr)
@@ -160,7 +166,7 @@ def potrs(c, b, lower):
     libs, cs = _libs(), _cusolver()
     h = libs.get_handle("cusolver")
     n = c.shape[0]
-    nrhs = 1 if b.ndim == 1 else b.shape[1]
+    nrhs = _nrhs(b)
     if n == 0 or nrhs == 0:
         return b
     dt = libs.cuda_data_type(c.dtype)
@@ -184,7 +190,7 @@ def trsm(a, b, lower, trans=OP_N, unit=False):
     libs, cb = _libs(), _cublas()
     h = libs.get_handle("cublas")
     m = a.shape[0]
-    nrhs = 1 if b.ndim == 1 else b.shape[1]
+    nrhs = _nrhs(b)
     if m == 0 or nrhs == 0:
         return b
     alpha = numpy.ones(1, a.dtype)

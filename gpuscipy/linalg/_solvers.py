@@ -429,9 +429,13 @@ def _solve_any(a1, b1, structure, lower, transposed):
     if n <= _bl.MAX_N:
         a3, b3 = _stack(a1, (n, n)), _stack(b1, (n, k))
         res = _bl.batched_lu(a3, b3, trans=1 if transposed else 0, want_rcond=True)
-        info, rcond = res["info"].get(), res["rcond"].get()
-        _singular(info)
-        _warn_rcond(rcond, dt)
+        # one 8-byte read back: [any singular, any rcond < eps]; the full
+        # info/rcond arrays only come back when a flag is set
+        st = _bl.lu_status(res["info"], res["rcond"], dt).get()
+        if st[0]:
+            _singular(res["info"].get())
+        if st[1]:
+            _warn_rcond(res["rcond"].get(), dt)
         return res["x"].reshape(batch + (n, k))
     a3, b3 = _stack(a1, (n, n)), _stack(b1, (n, k))
     out = gp.empty((a3.shape[0], n, k), dt)

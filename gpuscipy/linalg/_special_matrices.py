@@ -308,6 +308,24 @@ def convolution_matrix(a, n, mode="full"):
 def dft(n, scale=None):
     """Discrete Fourier transform matrix ``exp(-2j pi i j / n)`` (complex128).
 
+    Parameters
+    ----------
+    n : int
+        Size of the matrix.
+    scale : {None, "sqrtn", "n"}, optional
+        Scale the matrix by ``1/sqrt(n)`` or ``1/n``. Default: no scaling.
+
+    Returns
+    -------
+    m : gpuscipy_core.ndarray, shape (n, n), complex128
+
+    Raises
+    ------
+    ValueError
+        An unknown ``scale``; a negative ``n``.
+
+    Notes
+    -----
     The exponent is reduced modulo ``n`` and evaluated with ``sincospi``, so
     every entry is correctly rounded to a few ulp (SciPy forms powers).
     """
@@ -329,7 +347,26 @@ def fiedler(a):
 
 
 def hadamard(n, dtype=int):
-    """Sylvester's Hadamard matrix of order ``n`` (a power of 2)."""
+    """Sylvester's Hadamard matrix of order ``n`` (a power of 2).
+
+    Parameters
+    ----------
+    n : int
+        Order of the matrix; a power of 2.
+    dtype : dtype, optional
+        Data type of the result. Default ``int`` (int64).
+
+    Returns
+    -------
+    H : gpuscipy_core.ndarray, shape (n, n)
+        ``H[i, j] = (-1) ** popcount(i & j)`` (Sylvester's construction,
+        J. J. Sylvester, Phil. Mag. 34, 1867).
+
+    Raises
+    ------
+    ValueError
+        ``n`` is not a positive power of 2.
+    """
     lg2 = int(math.log(n, 2)) if n >= 1 else 0
     if 2 ** lg2 != n:
         raise ValueError("n must be an positive integer, and n must be a power of 2")
@@ -337,7 +374,27 @@ def hadamard(n, dtype=int):
 
 
 def helmert(n, full=False):
-    """Helmert matrix of order ``n`` (``(n-1, n)``, or ``(n, n)`` with ``full``)."""
+    """Helmert matrix of order ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Size of the array to create.
+    full : bool, optional
+        If True, return the full (n, n) orthogonal matrix; else the
+        (n-1, n) submatrix without its first row. Default False.
+
+    Returns
+    -------
+    M : gpuscipy_core.ndarray, shape (n, n) or (n-1, n), float64
+
+    Raises
+    ------
+    IndexError
+        ``n == 0`` (as SciPy).
+    ValueError
+        A negative ``n``.
+    """
     if n == 0:
         raise IndexError("index 0 is out of bounds for axis 0 with size 0")
     first = 0 if full else 1
@@ -346,7 +403,22 @@ def helmert(n, full=False):
 
 
 def hilbert(n):
-    """Hilbert matrix ``1 / (i + j + 1)`` of order ``n`` (float64)."""
+    """Hilbert matrix ``H[i, j] = 1 / (i + j + 1)`` of order ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Size of the array to create.
+
+    Returns
+    -------
+    h : gpuscipy_core.ndarray, shape (n, n), float64
+
+    Raises
+    ------
+    ValueError
+        A negative ``n`` (SciPy returns an empty matrix).
+    """
     return _build("hilbert", (n, n), numpy.float64, _i64(n), _i64(n))
 
 
@@ -406,7 +478,23 @@ def invpascal(n, kind="symmetric", exact=True):
 
 
 def khatri_rao(a, b):
-    """Column-wise Kronecker product of ``a`` (n, k) and ``b`` (m, k) -> (n*m, k)."""
+    """Khatri-Rao product: the column-wise Kronecker product.
+
+    Parameters
+    ----------
+    a : gpuscipy_core.ndarray, shape (n, k)
+    b : gpuscipy_core.ndarray, shape (m, k)
+
+    Returns
+    -------
+    c : gpuscipy_core.ndarray, shape (n * m, k)
+        ``c[:, j] = kron(a[:, j], b[:, j])``; dtype by NumPy's promotion.
+
+    Raises
+    ------
+    ValueError
+        ``a`` or ``b`` is not 2-D, or their column counts differ.
+    """
     a, b = gp.asarray(a), gp.asarray(b)
     if not (a.ndim == 2 and b.ndim == 2):
         raise ValueError("The both arrays should be 2-dimensional.")

@@ -261,7 +261,21 @@ def _sq_abs(x):
 
 # ---------------------------------------------------------------- Toeplitz
 
-def _toeplitz_args(c_or_cr, b, check_finite, keep_b_shape):
+def _toeplitz_vectors(c_or_cr, b, check_finite, name):
+    """``(c, r, b, dt)`` of a Toeplitz operation: the first column and row
+    as 1-D device arrays (``r = conj(c)`` when only ``c`` is given) and
+    ``b``, all cast to ``dt`` (float64, or complex128 when any is complex:
+    SciPy's rule). ``b`` is not reshaped.
+
+    Raises
+    ------
+    ValueError
+        ``b`` is None; non-finite values with ``check_finite``.
+    NotImplementedError
+        ``c`` or ``r`` with more than one dimension (SciPy >= 1.16 treats
+        them as a batch; this port does not batch them yet, and flattening
+        them would solve a different system).
+    """
     if isinstance(c_or_cr, tuple):
         c, r = c_or_cr
         c, r = gp.asarray(c), gp.asarray(r)
@@ -271,16 +285,22 @@ def _toeplitz_args(c_or_cr, b, check_finite, keep_b_shape):
     if b is None:
         raise ValueError("`b` must be an array, not None.")
     b = gp.asarray(b)
+    if c.ndim > 1 or r.ndim > 1:
+        raise NotImplementedError(f"{name}: batched (more than 1-D) c or r "
+                                  "are not supported")
     if check_finite:
         for v in (c, r, b):
             check_finite_array(v)
-    c, r = c.reshape(-1), r.reshape(-1)
+    cplx = any(v.dtype.kind == "c" for v in (c, r, b))
+    dt = numpy.dtype(numpy.complex128 if cplx else numpy.float64)
+    return c.reshape(-1).astype(dt), r.reshape(-1).astype(dt), b.astype(dt), dt
+
+
+def _toeplitz_args(c_or_cr, b, check_finite, keep_b_shape):
+    c, r, b, dt = _toeplitz_vectors(c_or_cr, b, check_finite, "solve_toeplitz")
     b_shape = b.shape
     if r.shape[0] != c.shape[0] or b.shape[0] != r.shape[0]:
         raise ValueError("Incompatible dimensions.")
-    cplx = any(v.dtype.kind == "c" for v in (c, r, b))
-    dt = numpy.dtype(numpy.complex128 if cplx else numpy.float64)
-    c, r, b = (v.astype(dt) for v in (c, r, b))
     if b.ndim == 1 and not keep_b_shape:
         b = b.reshape(-1, 1)
     elif b.ndim != 1:
@@ -462,24 +482,9 @@ def matmul_toeplitz(c_or_cr, x, check_finite=False, workers=None):
     real input), as SciPy does. For M+N-1 <= 64 the explicit matrix and a
     matrix product are used instead.
     """
-    if isinstance(c_or_cr, tuple):
-        c, r = c_or_cr
-        c, r = gp.asarray(c), gp.asarray(r)
-    else:
-        c = gp.asarray(c_or_cr)
-        r = c.conj()
-    if x is None:
-        raise ValueError("`b` must be an array, not None.")
-    x = gp.asarray(x)
-    if check_finite:
-        for v in (c, r, x):
-            check_finite_array(v)
-    c, r = c.reshape(-1), r.reshape(-1)
+    c, r, x, dt = _toeplitz_vectors(c_or_cr, x, check_finite, "matmul_toeplitz")
     if x.shape[0] != r.shape[0]:
         raise ValueError("Incompatible dimensions.")
-    cplx = any(v.dtype.kind == "c" for v in (c, r, x))
-    dt = numpy.dtype(numpy.complex128 if cplx else numpy.float64)
-    c, r, x = (v.astype(dt) for v in (c, r, x))
     x_shape = x.shape
     x2 = x.reshape(x.shape[0], -1) if x.ndim != 1 else x.reshape(-1, 1)
     m, n = c.shape[0], r.shape[0]

@@ -30,36 +30,12 @@ import numpy
 from .._kernel._module import get_function
 from .._ndarray import ndarray
 from . import _scan_source as S
+from ._scan import _aligned, _asarray, _contiguous, _normalize_axis
 
 __all__ = ["nonzero", "argwhere", "flatnonzero", "extract", "compress", "place"]
 
 _I8 = numpy.dtype(numpy.int64)
 _U1 = numpy.dtype(numpy.uint8)
-
-
-def _asarray(a, dtype=None):
-    from ._creation import asarray
-    if isinstance(a, ndarray) and dtype is None:
-        return a
-    return asarray(a, dtype=dtype)
-
-
-def _aligned(a):
-    """True when ``a``'s data pointer is aligned to its itemsize (what the
-    kernels' loads of ``gs::complex<T>`` etc. need)."""
-    return a.ptr % a.dtype.itemsize == 0
-
-
-def _contiguous(a):
-    """``a`` when C-contiguous and aligned, else a fresh (aligned) copy."""
-    if a.flags.c_contiguous and _aligned(a):
-        return a
-    from ._creation import ascontiguousarray, empty
-    if a.flags.c_contiguous:
-        out = empty(a.shape, a.dtype)
-        out[...] = a
-        return out
-    return ascontiguousarray(a)
 
 
 def _count(flags):
@@ -289,10 +265,3 @@ def place(arr, mask, vals):
     if dst is not arr:
         arr[...] = dst
 
-
-def _normalize_axis(axis, ndim):
-    import operator
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise numpy.exceptions.AxisError(axis, ndim)
-    return axis % ndim

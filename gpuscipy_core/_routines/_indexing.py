@@ -780,6 +780,35 @@ def put(a, ind, v, mode="raise"):
     return None
 
 
+def _along_axis_args(arr, indices, axis):
+    """``(idx, axis)`` of take/put_along_axis: the indices as a device
+    integer array and ``axis`` normalised (None stays None), with NumPy's
+    errors (IndexError for non-integer indices, ValueError for a
+    dimension mismatch, AxisError for a bad axis)."""
+    idx = indices if isinstance(indices, ndarray) else _asdevice(numpy.asarray(indices))
+    if idx.dtype.kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if axis is None:
+        if idx.ndim != 1:
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
+        return idx, None
+    axis = _normalize_axis(axis, arr.ndim)
+    if idx.ndim != arr.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    return idx, axis
+
+
+def _along_axis_shape(a, idx, axis):
+    """The broadcast shape of ``a`` (its ``axis`` taken as length 1) and
+    ``idx``; NumPy's "shape mismatch" ValueError when they do not broadcast."""
+    ashape = a.shape[:axis] + (1,) + a.shape[axis + 1:]
+    try:
+        return broadcast_shapes(ashape, idx.shape)
+    except ValueError:
+        raise ValueError("shape mismatch: indexing arrays could not be broadcast "
+                         f"together with shapes {_fmt(ashape)} {_fmt(idx.shape)} ") from None
+
+
 def take_along_axis(arr, indices, axis=-1):
     """Take values from ``arr`` by matching 1-D index and data slices
     (``numpy.take_along_axis``).
@@ -794,24 +823,11 @@ def take_along_axis(arr, indices, axis=-1):
     """
     from ._creation import empty
     arr = _asdevice(arr)
-    idx = indices if isinstance(indices, ndarray) else _asdevice(numpy.asarray(indices))
-    if idx.dtype.kind not in "iu":
-        raise IndexError("`indices` must be an integer array")
+    idx, axis = _along_axis_args(arr, indices, axis)
     if axis is None:
-        if idx.ndim != 1:
-            raise ValueError("when axis=None, `indices` must have a single dimension.")
         arr = arr.reshape(-1)
         axis = 0
-    else:
-        axis = _normalize_axis(axis, arr.ndim)
-        if idx.ndim != arr.ndim:
-            raise ValueError("`indices` and `arr` must have the same number of dimensions")
-    ashape = arr.shape[:axis] + (1,) + arr.shape[axis + 1:]
-    try:
-        shape = broadcast_shapes(ashape, idx.shape)
-    except ValueError:
-        raise ValueError("shape mismatch: indexing arrays could not be broadcast "
-                         f"together with shapes {_fmt(ashape)} {_fmt(idx.shape)} ") from None
+    shape = _along_axis_shape(arr, idx, axis)
     base_st = [0 if arr.shape[d] == 1 else arr.strides[d] for d in range(arr.ndim)]
     base_st[axis] = 0
     out = empty(shape, arr.dtype)
@@ -828,28 +844,15 @@ def put_along_axis(arr, indices, values, axis):
     (``numpy.put_along_axis``)."""
     if not isinstance(arr, ndarray):
         raise TypeError("put_along_axis needs a gpuscipy_core.ndarray destination")
-    idx = indices if isinstance(indices, ndarray) else _asdevice(numpy.asarray(indices))
-    if idx.dtype.kind not in "iu":
-        raise IndexError("`indices` must be an integer array")
+    idx, axis = _along_axis_args(arr, indices, axis)
     a = arr
     copied = False
     if axis is None:
-        if idx.ndim != 1:
-            raise ValueError("when axis=None, `indices` must have a single dimension.")
         copied = not arr.flags.c_contiguous
         a = arr.copy() if copied else arr
         a = a.reshape(-1)
         axis = 0
-    else:
-        axis = _normalize_axis(axis, arr.ndim)
-        if idx.ndim != arr.ndim:
-            raise ValueError("`indices` and `arr` must have the same number of dimensions")
-    ashape = a.shape[:axis] + (1,) + a.shape[axis + 1:]
-    try:
-        shape = broadcast_shapes(ashape, idx.shape)
-    except ValueError:
-        raise ValueError("shape mismatch: indexing arrays could not be broadcast "
-                         f"together with shapes {_fmt(ashape)} {_fmt(idx.shape)} ") from None
+    shape = _along_axis_shape(a, idx, axis)
     for d in range(a.ndim):
         if d != axis and shape[d] != a.shape[d]:
             raise ValueError(f"shape mismatch: value array of shape {_fmt(idx.shape)} "
@@ -885,7 +888,7 @@ def choose(a, choices, out=None, mode="raise"):
     m = _mode(mode)
     a = _asdevice(a) if not isinstance(a, ndarray) else a
     if a.dtype.kind not in "iub":
-        raise TypeError("Cannot cast array data from dtype('float64') to dtype('int64') "
+        raise TypeError(f"Cannot cast array data from {a.dtype!r} to dtype('int64') "
                         "according to the rule 'safe'")
     if isinstance(choices, ndarray):
         chs = [choices[i] for i in range(choices.shape[0])]

@@ -546,7 +546,7 @@ def roll(a, shift, axis=None):
     b = numpy.broadcast(numpy.asarray(shift), numpy.asarray(axis))
     if b.nd > 1:
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
-    pairs = [(int(sh), normalize_axis_index(int(ax), a.ndim)) for sh, ax in b]
+    pairs = [(int(sh), normalize_axis_index(operator.index(ax), a.ndim)) for sh, ax in b]
     total = [0] * a.ndim
     for sh, ax in pairs:
         total[ax] += sh

@@ -427,7 +427,9 @@ def sort_inplace(a, axis=-1, kind=None, order=None, stable=None):
 
 def _check_kth(kth, length):
     ks = numpy.asarray(kth)
-    if ks.dtype.kind not in "iub" or ks.dtype.kind == "b":
+    if ks.dtype.kind == "b":
+        raise ValueError("Booleans unacceptable as partition index")
+    if ks.dtype.kind not in "iu":
         raise TypeError("Partition index must be integer")
     if ks.ndim > 1:
         raise ValueError("kth array must have dimension <= 1")
@@ -513,8 +515,10 @@ def searchsorted(a, v, side="left", sorter=None):
         If ``a`` is not 1-D, ``side`` is not 'left'/'right', or ``sorter``
         has another size than ``a``.
     """
+    if not isinstance(side, str):
+        raise TypeError(f"search side must be str, not {type(side).__name__}")
     if side not in ("left", "right"):
-        raise ValueError(f"search side must be 'left' or 'right' (got {side!r})")
+        raise ValueError(f"search side must be one of 'left' or 'right' (got {side!r})")
     a = _asarray(a)
     if a.ndim != 1:
         raise ValueError("object too deep for desired array")

@@ -16,6 +16,7 @@ pivoting), statement by statement.
 import numpy as np
 
 __all__ = ["sim_lu_factor", "sim_lu_solve_n", "sim_lu_solve_t", "sim_lu_rcond",
+           "sim_lu_solve_n_v2", "sim_lu_solve_t_v2", "sim_lu_rcond_v2",
            "sim_cholesky", "sim_cholesky_solve", "sim_gtsv", "sim_lu_perm",
            "sim_banded_lu_solve"]
 
@@ -155,6 +156,109 @@ def sim_lu_rcond(a, r, pos):
     if est == 0:
         return 0.0
     return (1 / est) / anorm
+
+
+def _packed(r, pos):
+    """The v2 kernel's shared tile: row k = row k of L\\U; and lane_of."""
+    n = r.shape[1]
+    f = np.zeros((n, n), r.dtype)
+    f[pos[:n]] = r[:n]
+    lane_of = np.empty(n, int)
+    lane_of[pos[:n]] = np.arange(n)
+    return f, lane_of
+
+
+def sim_lu_solve_n_v2(r, pos, b, recip=False):
+    """Model of ``lu_solve_n_v2`` (broadcast form from the shared factor)."""
+    n = r.shape[1]
+    f, lane_of = _packed(r, pos)
+    live = np.arange(W) < n
+    pr = np.where(live, pos, 0)
+    dg = f[pr, pr]
+    v = np.zeros(W, np.result_type(r, b))
+    v[:n] = b
+    for k in range(n):
+        y = v[lane_of[k]]
+        m = live & (pos > k)
+        v[m] = v[m] - f[pr[m], k] * y
+    for k in range(n - 1, -1, -1):
+        q = v * (1 / dg) if recip else v / dg
+        xk = q[lane_of[k]]
+        m = live & (pos < k)
+        v[m] = v[m] - f[pr[m], k] * xk
+        v[pos == k] = xk
+    return v
+
+
+def sim_lu_solve_t_v2(r, pos, c, conj, recip=False):
+    """Model of ``lu_solve_t_v2``: c in pivot order -> z natural order."""
+    n = r.shape[1]
+    f, lane_of = _packed(r, pos)
+    cj = np.conj if conj else (lambda x: x)
+    live = np.arange(W) < n
+    pr = np.where(live, pos, 0)
+    dg = cj(f[pr, pr])
+    v = np.asarray(c).copy()
+    for k in range(n):
+        q = v * (1 / dg) if recip else v / dg
+        wk = q[lane_of[k]]
+        m = live & (pos > k)
+        v[m] = v[m] - cj(f[k, pr[m]]) * wk
+        v[pos == k] = wk
+    for k in range(n - 1, -1, -1):
+        vk = v[lane_of[k]]
+        m = live & (pos < k)
+        v[m] = v[m] - cj(f[k, pr[m]]) * vk
+    return v
+
+
+def sim_lu_rcond_v2(a, r, pos, screened=True):
+    """Model of ``lu_rcond_v2``. Returns ``(rcond, exited_early)``."""
+    n = a.shape[0]
+    anorm = np.abs(a).sum(axis=0).max()
+    if anorm == 0:
+        return 0.0, False
+    eps = np.finfo(np.dtype(r.dtype).char.lower()).eps
+    live = np.arange(W) < n
+    x = np.where(live, 1.0 / n, 0).astype(r.dtype)
+    est, jlast, alt = 0.0, -1, False
+    for it in range(8):
+        y = np.where(live, sim_lu_solve_n_v2(r, pos, x[:n], True), 0)
+        e = np.abs(y[live]).sum()
+        if alt:
+            est = max(est, 2 * e / (3 * n))
+            break
+        done = False
+        if it > 0 and not e > est:
+            done = True
+        else:
+            est = e
+        if not done and it < 5:
+            z = sim_lu_solve_t_v2(r, pos, np.where(live, _sign(y), 0), True, True)
+            az = np.where(live, np.abs(z), -1)
+            bj = int(np.argmax(az))
+            if it == 0 and screened:
+                es = max(az[bj], est)
+                if es == es and es > 0 and (1 / es) / anorm >= 1e3 * eps:
+                    return (1 / es) / anorm, True
+            ztx = z[live].real.sum() / n if it == 0 else z[max(jlast, 0)].real
+            if not az[bj] > ztx or bj == jlast:
+                done = True
+            else:
+                jlast = bj
+                x = np.where(np.arange(W) == bj, 1, 0).astype(r.dtype)
+        else:
+            done = True
+        if done:
+            if n == 1:
+                break
+            alt = True
+            lanes = np.arange(W)
+            x = np.where(live, np.where(lanes & 1, -1.0, 1.0)
+                         * (1 + lanes / max(n - 1, 1)), 0).astype(r.dtype)
+    if est == 0:
+        return 0.0, False
+    return (1 / est) / anorm, False
 
 
 def sim_cholesky(a, upper):
