@@ -128,6 +128,16 @@ def get_workers():
     Returns
     -------
     workers : int
+        The value set by the innermost :func:`set_workers` context, else 1;
+        negative values of ``set_workers`` come back resolved against the
+        CPU count, as SciPy.
+
+    Notes
+    -----
+    Delegates to ``scipy.fft.get_workers``, so the setting is shared with
+    SciPy's CPU transforms (handed to SciPy by the backend machinery). The
+    GPU transforms run one cuFFT plan per call and ignore it; no device
+    work.
     """
     return _sfft.get_workers()
 
@@ -144,5 +154,18 @@ def set_workers(workers):
     Returns
     -------
     context manager
+
+    Raises
+    ------
+    ValueError
+        On entering the context: ``workers == 0`` or below ``-cpu_count``
+        (as SciPy).
+    TypeError
+        On entering the context: ``workers`` is not an integer.
+
+    Notes
+    -----
+    Delegates to ``scipy.fft.set_workers``; the GPU transforms ignore the
+    setting.
     """
     return _sfft.set_workers(workers)

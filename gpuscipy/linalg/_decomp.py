@@ -257,6 +257,13 @@ def rq(a, overwrite_a=False, lwork=None, mode="full", check_finite=True):
     R : (M, N) or (M, K) ndarray
     Q : (N, N) or (K, N) ndarray (not for ``mode='r'``)
 
+    Raises
+    ------
+    ValueError
+        A bad ``mode``; ``a`` not 2-D; inf or NaN with ``check_finite``.
+    LinAlgError
+        cuSOLVER reports a failure of the QR factorization.
+
     Notes
     -----
     With J the reversal permutation, ``(J A)^T = Q1 R1`` gives
@@ -368,6 +375,22 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False,
     ------
     LinAlgError
         "SVD did not converge".
+    ValueError
+        ``a`` has fewer than 2 dimensions; an unknown ``lapack_driver``;
+        inf or NaN with ``check_finite``.
+    TypeError
+        ``lapack_driver`` is not a string.
+
+    Notes
+    -----
+    cuSOLVER ``cusolverDnXgesvd`` (Householder bidiagonalisation and
+    implicit QR iteration, Golub & Van Loan, *Matrix Computations*, 4th
+    ed., sec. 8.6) on ``a``, or on ``a^H`` when M < N (cuSOLVER's gesvd
+    needs M >= N), swapping the factors back. A stack of matrices with
+    M, N <= 32 goes to one ``cusolverDn?gesvdjBatched`` call (one-sided
+    Jacobi); matrices on which it does not converge are redone with gesvd.
+    The ``info`` value is read back (one synchronisation per call); empty
+    inputs are answered by SciPy on the host.
     """
     a = gp.asarray(a)
     if a.ndim > 2:
@@ -397,7 +420,40 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False,
 
 
 def svdvals(a, overwrite_a=False, check_finite=True):
-    """Singular values of a matrix, descending: (..., K) real ndarray."""
+    """Singular values of a matrix (or of each matrix of a stack).
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, N)
+        Matrix or stack of matrices.
+    overwrite_a : bool, optional
+        Accepted for SciPy compatibility; ``a`` is never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+
+    Returns
+    -------
+    s : gpuscipy_core.ndarray, shape (..., K), K = min(M, N)
+        Singular values in descending order; float32 or float64 (the real
+        type of the LAPACK type of ``a.dtype``).
+
+    Raises
+    ------
+    ValueError
+        ``a`` has fewer than 2 dimensions; inf or NaN with
+        ``check_finite``.
+    LinAlgError
+        The SVD did not converge.
+
+    Notes
+    -----
+    :func:`svd` with ``compute_uv=False``: cuSOLVER ``cusolverDnXgesvd``
+    (QR iteration on the bidiagonal form; run on ``a^H`` when M < N) per
+    matrix, or ``cusolverDn?gesvdjBatched`` (one-sided Jacobi) for a stack
+    of matrices with M, N <= 32. The ``info`` value is read back (one
+    synchronisation per call).
+    """
     return svd(a, compute_uv=False, overwrite_a=overwrite_a, check_finite=check_finite)
 
 
@@ -654,7 +710,64 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
 def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, type=1,
              check_finite=True, subset_by_index=None, subset_by_value=None,
              driver=None):
-    """Eigenvalues of a Hermitian matrix (``eigh(..., eigvals_only=True)``)."""
+    """Eigenvalues of a real symmetric or complex Hermitian matrix.
+
+    Solves ``a v = w v`` or, with ``b``, the generalized problem
+    ``a v = w b v`` (``type`` 1), ``a b v = w v`` (2) or ``b a v = w v`` (3).
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, M)
+        Hermitian matrix or stack; only the triangle named by ``lower`` is
+        read.
+    b : array_like, shape (M, M), optional
+        Hermitian positive definite matrix of the generalized problem.
+    lower : bool, optional
+        Read the lower (default) or upper triangle of ``a`` and ``b``.
+    overwrite_a, overwrite_b : bool, optional
+        Accepted for SciPy compatibility; inputs are never overwritten.
+    type : {1, 2, 3}, optional
+        Form of the generalized problem (see above).
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+    subset_by_index : iterable of 2 ints, optional
+        ``(lo, hi)``: only the eigenvalues of ascending indices lo..hi.
+    subset_by_value : iterable of 2 floats, optional
+        ``(lo, hi)``: only the eigenvalues in the half-open interval
+        ``(lo, hi]``.
+    driver : str, optional
+        A SciPy driver name; validated as SciPy does, cuSOLVER picks the
+        algorithm.
+
+    Returns
+    -------
+    w : gpuscipy_core.ndarray, shape (..., N)
+        Eigenvalues in ascending order; float32 or float64.
+
+    Raises
+    ------
+    ValueError
+        ``a`` (or ``b``) not square or of different shapes; a bad ``type``,
+        ``driver`` or subset; inf or NaN with ``check_finite``.
+    LinAlgError
+        The eigensolver did not converge, or ``b`` is not positive
+        definite.
+
+    Notes
+    -----
+    :func:`eigh` with ``eigvals_only=True``: cuSOLVER ``cusolverDnXsyevd``
+    (divide and conquer on the tridiagonal form), ``cusolverDnXsyevdx`` for
+    subsets, ``cusolverDn?sygvd``/``?hegvd`` (``?sygvdx``/``?hegvdx``) for
+    the generalized problem, and ``cusolverDn?syevjBatched``/
+    ``?heevjBatched`` (Jacobi) for stacks of matrices with M <= 32 without
+    ``b`` or a value subset. The ``info`` value is read back after each
+    cuSOLVER call.
+
+    Differences from SciPy: see the module notes of ``_decomp`` (an
+    infinite end of ``subset_by_value`` is replaced by a bound on the
+    spectrum; ``driver`` does not select the algorithm).
+    """
     return eigh(a, b=b, lower=lower, eigvals_only=True, overwrite_a=overwrite_a,
                 overwrite_b=overwrite_b, type=type, check_finite=check_finite,
                 subset_by_index=subset_by_index, subset_by_value=subset_by_value,
@@ -708,6 +821,17 @@ def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None,
     -------
     w : (M,) ndarray, v : (N, M) ndarray
 
+    Raises
+    ------
+    ValueError
+        ``d`` or ``e`` not 1-D or of mismatched lengths; a bad ``select``,
+        ``select_range`` or ``lapack_driver``; inf or NaN with
+        ``check_finite``.
+    TypeError
+        Complex ``d`` or ``e``; a non-string ``lapack_driver``.
+    LinAlgError
+        The eigensolver did not converge.
+
     Notes
     -----
     The tridiagonal matrix is built densely on the device and solved with
@@ -756,7 +880,52 @@ def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None,
 
 def eigvalsh_tridiagonal(d, e, select="a", select_range=None, check_finite=True,
                          tol=0.0, lapack_driver="auto"):
-    """Eigenvalues of a real symmetric tridiagonal matrix (ascending)."""
+    """Eigenvalues of a real symmetric tridiagonal matrix.
+
+    Parameters
+    ----------
+    d : array_like, shape (N,)
+        Diagonal; real.
+    e : array_like, shape (N - 1,)
+        Off-diagonal; real.
+    select : {'a', 'v', 'i'}, optional
+        All eigenvalues ('a'), those in the interval ``(lo, hi]`` ('v') or
+        those of ascending indices ``lo..hi`` ('i').
+    select_range : (lo, hi), optional
+        The interval or index range for ``select`` 'v' or 'i'.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+    tol : float, optional
+        Accepted for SciPy compatibility (used by SciPy's 'stebz' driver).
+    lapack_driver : str, optional
+        A SciPy driver name; validated as SciPy does.
+
+    Returns
+    -------
+    w : gpuscipy_core.ndarray, shape (K,)
+        Eigenvalues in ascending order; float32 or float64.
+
+    Raises
+    ------
+    ValueError
+        ``d`` or ``e`` not 1-D or of mismatched lengths; a bad ``select``,
+        ``select_range`` or ``lapack_driver``; inf or NaN with
+        ``check_finite``.
+    TypeError
+        Complex ``d`` or ``e``.
+    LinAlgError
+        The eigensolver did not converge.
+
+    Notes
+    -----
+    :func:`eigh_tridiagonal` with ``eigvals_only=True``: the tridiagonal
+    matrix is formed densely on the device and solved with cuSOLVER
+    ``cusolverDnXsyevd`` (``cusolverDnXsyevdx`` for subsets).
+
+    Differences from SciPy: O(N^2) memory and O(N^3) time (SciPy's
+    tridiagonal LAPACK drivers need O(N) memory).
+    """
     return eigh_tridiagonal(d, e, eigvals_only=True, select=select,
                             select_range=select_range, check_finite=check_finite,
                             tol=tol, lapack_driver=lapack_driver)
@@ -867,7 +1036,49 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
 
 
 def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals=False):
-    """Eigenvalues of a square matrix (complex), see :func:`eig`."""
+    """Eigenvalues of a general square matrix (or pencil ``a - w b``).
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, M)
+        Square matrix or stack of square matrices.
+    b : array_like, shape (M, M), optional
+        Right-hand matrix of the generalized problem ``a v = w b v``.
+    overwrite_a : bool, optional
+        Accepted for SciPy compatibility; ``a`` is never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+    homogeneous_eigvals : bool, optional
+        Return the eigenvalues as pairs ``(alpha, beta)``, ``w = alpha /
+        beta``, shape (..., 2, M).
+
+    Returns
+    -------
+    w : gpuscipy_core.ndarray, shape (..., M) or (..., 2, M)
+        Eigenvalues (not ordered); complex64 or complex128, as SciPy.
+
+    Raises
+    ------
+    ValueError
+        ``a`` or ``b`` not square or of different shapes; inf or NaN with
+        ``check_finite``.
+    LinAlgError
+        The eigenvalue iteration did not converge.
+    NotImplementedError
+        ``b`` is singular (infinite eigenvalues).
+
+    Notes
+    -----
+    :func:`eig` without vectors: cuSOLVER ``cusolverDnXgeev`` (Hessenberg
+    reduction and shifted QR iteration; CUDA 12.6 or later); with ``b`` the
+    problem is reduced to the standard one of ``b^-1 a`` by LU
+    (``cusolverDnXgetrf``/``Xgetrs``). The ``info`` value is read back.
+
+    Differences from SciPy: with ``b`` the reduction to ``b^-1 a`` is
+    accurate only when ``b`` is well conditioned (SciPy runs LAPACK's QZ,
+    ``?ggev``).
+    """
     return eig(a, b=b, left=False, right=False, overwrite_a=overwrite_a,
                check_finite=check_finite, homogeneous_eigvals=homogeneous_eigvals)
 
@@ -875,15 +1086,56 @@ def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals
 # ---- least squares and pseudo-inverses ------------------------------------------------------
 def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True,
           lapack_driver=None):
-    """Least-squares solution of ``a @ x = b`` (minimum norm), via the SVD.
+    """Minimum-norm least-squares solution of ``a @ x = b``.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, N)
+        Coefficient matrix (or stack).
+    b : array_like, shape (..., M) or (..., M, K)
+        Right-hand side.
+    cond : float, optional
+        Singular values ``<= cond * s[0]`` are taken as zero. Default: the
+        machine epsilon of the computation type.
+    overwrite_a, overwrite_b : bool, optional
+        Accepted for SciPy compatibility; inputs are never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+    lapack_driver : {None, 'gelsd', 'gelsy', 'gelss'}, optional
+        Validated as SciPy does; the SVD solves every case.
 
     Returns
     -------
-    x : (N,) or (N, K) ndarray
-    residues : (K,) ndarray, 0-d for 1-D ``b``, or (0,) when ``M <= N`` or
-        rank-deficient (SciPy's rule)
+    x : gpuscipy_core.ndarray, shape (N,) or (N, K)
+        Solution; the LAPACK type of ``a.dtype`` and ``b.dtype``.
+    residues : gpuscipy_core.ndarray, shape (K,), or 0-d for 1-D ``b``
+        Squared 2-norms of the residual columns; shape (0,) when ``M <= N``
+        or ``a`` is rank deficient (SciPy's rule); real.
     rank : int
-    s : (min(M, N),) ndarray (None for ``lapack_driver='gelsy'``)
+        Effective rank of ``a``.
+    s : gpuscipy_core.ndarray, shape (min(M, N),) or None
+        Singular values of ``a``, descending (None for ``'gelsy'``).
+
+    Raises
+    ------
+    ValueError
+        ``a`` not 2-D (per batch slice); row counts of ``a`` and ``b``
+        differ; an unknown ``lapack_driver``; inf or NaN with
+        ``check_finite``.
+    LinAlgError
+        The SVD did not converge.
+
+    Notes
+    -----
+    ``x = V diag(1/s) U^H b`` over the singular values above the cut-off,
+    from the thin SVD by cuSOLVER ``cusolverDnXgesvd`` and products by
+    cuBLAS ``?gemm``. ``s[0]`` and the rank are read back to the host (two
+    synchronisations). Empty inputs are handed to SciPy on the host.
+
+    Differences from SciPy: ``lapack_driver`` does not change the algorithm
+    (the results are those of ``gelsd``, except that ``'gelsy'`` returns
+    ``s = None`` as SciPy).
     """
     a = gp.asarray(a)
     b = gp.asarray(b)
@@ -943,8 +1195,44 @@ def _tolerances(atol, rtol, shape, dt):
 
 
 def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
-    """Moore-Penrose pseudo-inverse via the SVD (SciPy's cut-off
-    ``atol + rtol * max(s)``)."""
+    """Moore-Penrose pseudo-inverse of a matrix (or of each of a stack).
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, N)
+        Matrix or stack of matrices.
+    atol : float, optional
+        Absolute threshold for small singular values (default 0).
+    rtol : float, optional
+        Relative threshold; singular values ``<= atol + rtol * max(s)`` are
+        taken as zero. Default ``max(M, N) * eps``.
+    return_rank : bool, optional
+        Also return the effective rank.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+
+    Returns
+    -------
+    B : gpuscipy_core.ndarray, shape (..., N, M)
+        The pseudo-inverse; the LAPACK type of ``a.dtype``.
+    rank : int
+        Effective rank (with ``return_rank``).
+
+    Raises
+    ------
+    ValueError
+        ``a`` not 2-D (per batch slice); a negative ``atol`` or ``rtol``;
+        inf or NaN with ``check_finite``.
+    LinAlgError
+        The SVD did not converge.
+
+    Notes
+    -----
+    ``B = V diag(1/s) U^H`` over the kept singular values, from the thin
+    SVD by cuSOLVER ``cusolverDnXgesvd`` and one cuBLAS ``?gemm``. ``s[0]``
+    and the rank are read back to the host.
+    """
     a = gp.asarray(a)
     if a.ndim > 2:
         return _batched(pinv, [a], [2], (), dict(atol=atol, rtol=rtol,
@@ -970,7 +1258,48 @@ def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
 
 
 def pinvh(a, atol=None, rtol=None, lower=True, return_rank=False, check_finite=True):
-    """Pseudo-inverse of a Hermitian matrix via its eigendecomposition."""
+    """Pseudo-inverse of a real symmetric or complex Hermitian matrix.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., N, N)
+        Hermitian matrix or stack; only the triangle named by ``lower`` is
+        read.
+    atol : float, optional
+        Absolute threshold for small eigenvalues (default 0).
+    rtol : float, optional
+        Relative threshold; eigenvalues with ``|w| <= atol + rtol *
+        max(|w|)`` are taken as zero. Default ``N * eps``.
+    lower : bool, optional
+        Read the lower (default) or upper triangle.
+    return_rank : bool, optional
+        Also return the effective rank.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+
+    Returns
+    -------
+    B : gpuscipy_core.ndarray, shape (..., N, N)
+        The pseudo-inverse; the LAPACK type of ``a.dtype``.
+    rank : int
+        Effective rank (with ``return_rank``).
+
+    Raises
+    ------
+    ValueError
+        ``a`` not square; a negative ``atol`` or ``rtol``; inf or NaN with
+        ``check_finite``.
+    LinAlgError
+        The eigensolver did not converge.
+
+    Notes
+    -----
+    ``B = U diag(1/w) U^H`` over the kept eigenvalues, from :func:`eigh`
+    (cuSOLVER ``cusolverDnXsyevd``) and one cuBLAS ``?gemm``; the dropped
+    columns are zeroed rather than removed. ``max(|w|)`` and the rank are
+    read back to the host.
+    """
     a = gp.asarray(a)
     if a.ndim > 2:
         return _batched(pinvh, [a], [2], (), dict(atol=atol, rtol=rtol, lower=lower,
@@ -1005,7 +1334,34 @@ def _rank_of(s, shape, rcond):
 
 
 def orth(A, rcond=None):
-    """Orthonormal basis of the range of ``A`` (from the SVD)."""
+    """Orthonormal basis of the range of ``A``.
+
+    Parameters
+    ----------
+    A : array_like, shape (..., M, N)
+        Matrix or stack of matrices.
+    rcond : float, optional
+        Singular values ``<= rcond * s[0]`` are taken as zero. Default
+        ``eps * max(M, N)``.
+
+    Returns
+    -------
+    Q : gpuscipy_core.ndarray, shape (..., M, K)
+        Orthonormal columns, K the effective rank; the LAPACK type of
+        ``A.dtype``.
+
+    Raises
+    ------
+    ValueError
+        ``A`` not 2-D (per batch slice); inf or NaN.
+    LinAlgError
+        The SVD did not converge.
+
+    Notes
+    -----
+    The leading left singular vectors of the thin SVD (cuSOLVER
+    ``cusolverDnXgesvd``); ``s[0]`` and the rank are read back to the host.
+    """
     A = gp.asarray(A)
     if A.ndim > 2:
         return _batched(orth, [A], [2], (rcond,), {})
@@ -1016,7 +1372,44 @@ def orth(A, rcond=None):
 
 def null_space(A, rcond=None, *, overwrite_a=False, check_finite=True,
                lapack_driver="gesdd"):
-    """Orthonormal basis of the null space of ``A`` (from the SVD)."""
+    """Orthonormal basis of the null space of ``A``.
+
+    Parameters
+    ----------
+    A : array_like, shape (..., M, N)
+        Matrix or stack of matrices.
+    rcond : float, optional
+        Singular values ``<= rcond * s[0]`` are taken as zero. Default
+        ``eps * max(M, N)``.
+    overwrite_a : bool, optional
+        Accepted for SciPy compatibility; ``A`` is never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+    lapack_driver : {'gesdd', 'gesvd'}, optional
+        Validated as SciPy does; cuSOLVER's gesvd does the work.
+
+    Returns
+    -------
+    Z : gpuscipy_core.ndarray, shape (N, K)
+        Orthonormal columns spanning the null space, K = N - rank; the
+        LAPACK type of ``A.dtype``.
+
+    Raises
+    ------
+    ValueError
+        ``A`` not 2-D (per batch slice); an unknown ``lapack_driver``; inf
+        or NaN with ``check_finite``.
+    TypeError
+        ``lapack_driver`` is not a string.
+    LinAlgError
+        The SVD did not converge.
+
+    Notes
+    -----
+    The trailing right singular vectors of the full SVD (cuSOLVER
+    ``cusolverDnXgesvd``); ``s[0]`` and the rank are read back to the host.
+    """
     A = gp.asarray(A)
     if A.ndim > 2:
         return _batched(null_space, [A], [2], (rcond,), dict(
@@ -1029,8 +1422,37 @@ def null_space(A, rcond=None, *, overwrite_a=False, check_finite=True,
 
 
 def polar(a, side="right"):
-    """Polar decomposition ``a = u p`` (side 'right') or ``a = p u`` ('left'),
-    from the SVD ``a = W S Vh``: ``u = W Vh``, ``p = V S V^H`` / ``W S W^H``."""
+    """Polar decomposition ``a = u p`` (``side='right'``) or ``a = p u`` ('left').
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, N)
+        Matrix or stack of matrices.
+    side : {'right', 'left'}, optional
+        Which side the Hermitian factor ``p`` is on.
+
+    Returns
+    -------
+    u : gpuscipy_core.ndarray, shape (M, N)
+        Factor with orthonormal columns (M >= N) or rows (M < N).
+    p : gpuscipy_core.ndarray, shape (N, N) ('right') or (M, M) ('left')
+        Hermitian positive semi-definite factor. Both have the LAPACK type
+        of ``a.dtype``.
+
+    Raises
+    ------
+    ValueError
+        A bad ``side``; ``a`` not 2-D (per batch slice); inf or NaN.
+    LinAlgError
+        The SVD did not converge.
+
+    Notes
+    -----
+    From the thin SVD ``a = W S Vh`` (cuSOLVER ``cusolverDnXgesvd``):
+    ``u = W Vh`` and ``p = V S Vh`` ('right') or ``W S W^H`` ('left'),
+    formed with cuBLAS ``?gemm`` (Higham, *Functions of Matrices*, SIAM
+    2008, sec. 8.1). Nothing is read back beyond the SVD's ``info``.
+    """
     if side not in ["right", "left"]:
         raise ValueError("`side` must be either 'right' or 'left'")
     a = gp.asarray(a)
@@ -1051,9 +1473,41 @@ def polar(a, side="right"):
 
 
 def orthogonal_procrustes(A, B, check_finite=True):
-    """Orthogonal (unitary) R minimising ``||A R - B||_F``; returns (R, scale).
+    """Orthogonal (unitary) ``R`` that best maps ``A`` to ``B``.
 
-    ``R = U Vh`` from the SVD of ``A^H B``; ``scale = sum(s)``.
+    Minimises ``||A R - B||_F`` over unitary ``R``.
+
+    Parameters
+    ----------
+    A, B : array_like, shape (..., M, N)
+        Matrices (or stacks) of equal shape.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+
+    Returns
+    -------
+    R : gpuscipy_core.ndarray, shape (N, N)
+        The unitary matrix; the LAPACK type of ``A.dtype`` and ``B.dtype``.
+    scale : gpuscipy_core.ndarray, 0-d
+        Sum of the singular values of ``A^H B``; real.
+
+    Raises
+    ------
+    ValueError
+        ``A`` not 2-D; ``A`` and ``B`` of different shapes; inf or NaN with
+        ``check_finite``.
+    LinAlgError
+        The SVD did not converge.
+
+    Notes
+    -----
+    ``R = U Vh`` from the SVD ``A^H B = U S Vh`` (Schönemann,
+    Psychometrika 31, 1966), with cuBLAS ``?gemm`` for the products and
+    cuSOLVER ``cusolverDnXgesvd``.
+
+    Differences from SciPy: ``scale`` is a 0-d device array (SciPy returns
+    a NumPy scalar).
     """
     A = gp.asarray(A)
     B = gp.asarray(B)
@@ -1077,8 +1531,36 @@ def orthogonal_procrustes(A, B, check_finite=True):
 
 
 def subspace_angles(A, B):
-    """Principal angles (radians, descending) between the column spaces of
-    ``A`` and ``B`` (Knyazev & Argentati 2002, as SciPy)."""
+    """Principal angles between the column spaces of two matrices.
+
+    Parameters
+    ----------
+    A : array_like, shape (..., M, N)
+        First matrix (or stack); its columns span the first subspace.
+    B : array_like, shape (..., M, K)
+        Second matrix; same number of rows as ``A``.
+
+    Returns
+    -------
+    angles : gpuscipy_core.ndarray, shape (min(rank A, rank B),)
+        Angles in radians, descending; float32 or float64.
+
+    Raises
+    ------
+    ValueError
+        ``A`` or ``B`` not 2-D; different row counts; inf or NaN.
+    LinAlgError
+        An SVD did not converge.
+
+    Notes
+    -----
+    Orthonormal bases ``QA``, ``QB`` from :func:`orth`; the cosines are the
+    singular values of ``QA^H QB``, and angles near zero come from the sines
+    (singular values of ``QB - QA QA^H QB``) for accuracy (Knyazev &
+    Argentati, SIAM J. Sci. Comput. 23(6), 2002). cuSOLVER
+    ``cusolverDnXgesvd`` and cuBLAS ``?gemm``; whether any cosine is at
+    least ``sqrt(0.5)`` is read back once.
+    """
     A = gp.asarray(A)
     B = gp.asarray(B)
     if A.ndim > 2 or B.ndim > 2:

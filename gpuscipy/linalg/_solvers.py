@@ -209,6 +209,16 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     min|d|/max|d|, as SciPy). See the module notes for the algorithm used
     for each ``assume_a``.
 
+    Notes
+    -----
+    'gen' and 'sym'/'her': LU with partial pivoting and a 1-norm condition
+    estimate (one warp per system in ``_batched_lu.cuh`` for N <= 32, else
+    cuSOLVER ``cusolverDnXgetrf``/``Xgetrs``); 'pos': Cholesky (warp kernel
+    or ``cusolverDnXpotrf``/``Xpotrs``); triangular: cuBLAS ``?trsm``;
+    'diagonal': an elementwise divide; 'banded': the general LU;
+    'tridiagonal': see the module notes. The ``info``/``rcond`` results are read back once per
+    call.
+
     References
     ----------
     LU with partial pivoting: Golub & Van Loan, *Matrix Computations*, 3.4.
@@ -492,15 +502,54 @@ def _solve_pos(a1, b1, lower):
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
-    """Solve ``a x = b`` for triangular ``a`` (``scipy.linalg.solve_triangular``).
+    """Solve ``a x = b`` for ``x``, with ``a`` triangular.
 
-    ``trans`` 0/'N', 1/'T' (``a^T x = b``), 2/'C' (``a^H x = b``). Runs on
-    cuBLAS ?trsm (one call per matrix of a stack).
+    Parameters
+    ----------
+    a : array_like, shape (..., M, M)
+        Triangular matrix (or stack); only the triangle named by ``lower``
+        is read.
+    b : array_like, shape (..., M) or (..., M, K)
+        Right-hand side; batch axes broadcast against ``a``'s.
+    trans : {0, 1, 2, 'N', 'T', 'C'}, optional
+        Solve ``a x = b`` (0, 'N'), ``a^T x = b`` (1, 'T') or
+        ``a^H x = b`` (2, 'C').
+    lower : bool, optional
+        Use the lower triangle of ``a`` (default: upper).
+    unit_diagonal : bool, optional
+        Take the diagonal of ``a`` to be ones; it is not read.
+    overwrite_b : bool, optional
+        Accepted for SciPy compatibility; ``b`` is never overwritten.
+    check_finite : bool, optional
+        Refuse inputs holding inf or NaN (one device reduction and one
+        scalar read back per input).
+
+    Returns
+    -------
+    x : gpuscipy_core.ndarray, shape of ``b`` (batch axes broadcast)
+        float32/float64/complex64/complex128: the LAPACK type of
+        ``a.dtype`` and ``b.dtype`` combined (integers and bool compute in
+        float64, float16 in float32).
 
     Raises
     ------
-    ValueError for shapes; LinAlgError("singular matrix: resolution failed
-    at diagonal %d") for a zero diagonal entry (not with unit_diagonal).
+    ValueError
+        ``a`` is not a (stack of) square matrices; the shapes of ``a`` and
+        ``b`` do not match; a bad ``trans``; inf or NaN with
+        ``check_finite``.
+    LinAlgError
+        A zero on the diagonal of ``a`` (not checked with
+        ``unit_diagonal``): "singular matrix: resolution failed at diagonal
+        i", as SciPy.
+
+    Notes
+    -----
+    Runs cuBLAS ``?trsm`` (``cublasStrsm``/``Dtrsm``/``Ctrsm``/``Ztrsm``),
+    one call per matrix of a stack, on the current stream. A C-ordered
+    ``a`` is passed as its Fortran-ordered transpose with the triangle and
+    the operation flipped (no copy); ``trans=2`` of such a matrix solves
+    ``conj(a) conj(x) = conj(b)``. The zero-diagonal check reads one boolean
+    per diagonal entry back to the host (one synchronisation).
     """
     a1 = asarray_validated(a, check_finite)
     b1 = asarray_validated(b, check_finite, "b")
@@ -578,11 +627,48 @@ def _lu_batched(a1):
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
-    """Pivoted LU for ``lu_solve`` (``scipy.linalg.lu_factor``).
+    """LU decomposition with partial pivoting, packed for ``lu_solve``.
 
-    Returns ``(lu, piv)``: the packed factor (L unit lower, U upper) and
-    int32 0-based row interchanges (LAPACK's ipiv minus one). A singular
-    matrix warns ``LinAlgWarning`` as SciPy does.
+    Parameters
+    ----------
+    a : array_like, shape (..., M, M)
+        Square matrix or stack of square matrices.
+    overwrite_a : bool, optional
+        Accepted for SciPy compatibility; ``a`` is never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+
+    Returns
+    -------
+    lu : gpuscipy_core.ndarray, shape (..., M, M)
+        ``U`` in the upper triangle and the unit lower triangular ``L``
+        below the diagonal (its ones not stored); float32, float64,
+        complex64 or complex128 (integers and bool give float64).
+    piv : gpuscipy_core.ndarray, shape (..., M), int32
+        0-based row interchanges: row ``i`` was swapped with row
+        ``piv[i]`` (LAPACK's ``ipiv`` minus one, as SciPy).
+
+    Raises
+    ------
+    ValueError
+        ``a`` is not a (stack of) square matrices; inf or NaN with
+        ``check_finite``.
+
+    Warns
+    -----
+    LinAlgWarning
+        An exact zero on the diagonal of ``U`` ("Diagonal number i is
+        exactly zero. Singular matrix."), as SciPy.
+
+    Notes
+    -----
+    Gaussian elimination with partial pivoting (Golub & Van Loan, *Matrix
+    Computations*, 4th ed., alg. 3.4.1). For ``M <= 32`` one warp factors
+    each matrix of the stack in one launch (``_batched_lu.cuh``); larger
+    matrices run cuSOLVER ``cusolverDnXgetrf``, one call per matrix. The
+    ``info`` array is read back once (one synchronisation) to issue the
+    warning.
     """
     a1 = asarray_validated(a, check_finite)
     if a1.ndim < 2 or a1.shape[-1] != a1.shape[-2]:
@@ -670,6 +756,13 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     -------
     x : device array, broadcast batch shape + b's core shape.
 
+    Raises
+    ------
+    ValueError
+        ``lu`` not square; a bad ``trans``; ``lu`` and ``b`` of mismatched
+        shapes; a zero-size batch; inf or NaN in ``b`` with
+        ``check_finite``.
+
     Notes
     -----
     cuSOLVER getrs. With one factor (2-D ``lu``) and a stack of ``b`` the
@@ -714,10 +807,55 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
-    """LU decomposition ``a = p @ l @ u`` (``scipy.linalg.lu``), stacked input allowed.
+    """LU decomposition with partial pivoting, ``a = p @ l @ u``.
 
-    Returns ``(p, l, u)``, ``(pl, u)`` with ``permute_l``, or ``(perm, l, u)``
-    with ``p_indices`` (``a = l[perm] @ u``)... as SciPy.
+    Parameters
+    ----------
+    a : array_like, shape (..., M, M)
+        Square matrix or stack of square matrices.
+    permute_l : bool, optional
+        Return ``p @ l`` in place of ``p`` and ``l``.
+    overwrite_a : bool, optional
+        Accepted for SciPy compatibility; ``a`` is never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+    p_indices : bool, optional
+        Return the permutation as row indices ``perm`` (``a = l[perm] @ u``)
+        in place of the matrix ``p``.
+
+    Returns
+    -------
+    p : gpuscipy_core.ndarray, shape (..., M, M)
+        Permutation matrix, real of ``l``'s precision (without
+        ``permute_l`` and ``p_indices``).
+    perm : gpuscipy_core.ndarray, shape (..., M), int32
+        Row indices (with ``p_indices``; int64 for ``M == 1``, as SciPy).
+    l : gpuscipy_core.ndarray, shape (..., M, M)
+        Unit lower triangular factor.
+    pl : gpuscipy_core.ndarray, shape (..., M, M)
+        ``p @ l`` (with ``permute_l``; then only ``(pl, u)`` is returned).
+    u : gpuscipy_core.ndarray, shape (..., M, M)
+        Upper triangular factor. ``l``, ``pl`` and ``u`` are float32,
+        float64, complex64 or complex128 (integers and bool give float64).
+
+    Raises
+    ------
+    ValueError
+        ``a`` has fewer than 2 dimensions; inf or NaN with
+        ``check_finite``.
+    NotImplementedError
+        ``a`` is not square (SciPy supports rectangular ``a``).
+
+    Notes
+    -----
+    Factors as :func:`lu_factor` (one warp per matrix for ``M <= 32``,
+    else cuSOLVER ``cusolverDnXgetrf``; Golub & Van Loan, *Matrix
+    Computations*, 4th ed., alg. 3.4.1), then turns the interchanges into a
+    permutation and unpacks ``l``, ``u`` and ``p`` with elementwise kernels
+    on the device; nothing is read back.
+
+    Differences from SciPy: rectangular matrices are not supported.
     """
     a1 = asarray_validated(a, check_finite)
     if a1.ndim < 2:
@@ -759,7 +897,57 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
 # ------------------------------------------------------------ inv, det
 
 def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
-    """Inverse of a (stack of) square matrices (``scipy.linalg.inv``)."""
+    """Inverse of a square matrix or of each matrix of a stack.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, M)
+        Square matrix or stack of square matrices.
+    overwrite_a : bool, optional
+        Accepted for SciPy compatibility; ``a`` is never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+    assume_a : str, optional
+        Accepted for SciPy compatibility and ignored: every matrix is
+        inverted by the general LU.
+    lower : bool, optional
+        Accepted for SciPy compatibility and ignored.
+
+    Returns
+    -------
+    ainv : gpuscipy_core.ndarray, shape (..., M, M)
+        float32, float64, complex64 or complex128 (integers and bool give
+        float64).
+
+    Raises
+    ------
+    ValueError
+        ``a`` has fewer than 2 dimensions or is not square; inf or NaN with
+        ``check_finite``.
+    LinAlgError
+        An exactly singular matrix ("A singular matrix detected", naming
+        the singular slices of a stack).
+
+    Warns
+    -----
+    LinAlgWarning
+        An ill-conditioned matrix (reciprocal 1-norm condition estimate
+        below machine epsilon), as SciPy.
+
+    Notes
+    -----
+    LU with partial pivoting (Golub & Van Loan, *Matrix Computations*, 4th
+    ed., alg. 3.4.1) and the 1-norm condition estimate of Higham (ACM TOMS
+    14(4), 1988; LAPACK's ``?gecon``). For ``M <= 32`` one warp per matrix
+    factors, inverts and estimates in one launch (``_batched_lu.cuh``);
+    larger matrices run cuSOLVER ``cusolverDnXgetrf`` and
+    ``cusolverDnXgetrs`` against the identity, one matrix at a time. The
+    ``info`` and ``rcond`` arrays are read back once each.
+
+    Differences from SciPy: ``assume_a`` and ``lower`` do not select a
+    structured inverse.
+    """
     a1 = asarray_validated(a, check_finite)
     if a1.ndim < 2 or a1.shape[-1] != a1.shape[-2]:
         raise ValueError("Expected at least ndim=2, got a1.ndim=%d" % a1.ndim
@@ -781,10 +969,42 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
 
 
 def det(a, overwrite_a=False, check_finite=True):
-    """Determinant of a (stack of) square matrices (``scipy.linalg.det``).
+    """Determinant of a square matrix or of each matrix of a stack.
 
-    Product of U's diagonal from the pivoted LU, signed by the row
-    interchanges. Returns a 0-d device array for one matrix.
+    Parameters
+    ----------
+    a : array_like, shape (..., M, M)
+        Square matrix or stack of square matrices.
+    overwrite_a : bool, optional
+        Accepted for SciPy compatibility; ``a`` is never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+
+    Returns
+    -------
+    det : gpuscipy_core.ndarray, shape (...)
+        float32, float64, complex64 or complex128 (integers and bool give
+        float64); a 0-d device array for one matrix (SciPy returns a
+        Python scalar there). ``M == 0`` gives ones.
+
+    Raises
+    ------
+    ValueError
+        ``a`` has fewer than 2 dimensions or is not square; inf or NaN with
+        ``check_finite``.
+
+    Notes
+    -----
+    The product of ``U``'s diagonal from LU with partial pivoting, negated
+    when the number of row interchanges is odd (Golub & Van Loan, *Matrix
+    Computations*, 4th ed., sec. 3.4). For ``M <= 32`` one warp per matrix
+    factors and forms the product in one launch (``_batched_lu.cuh``);
+    larger matrices run cuSOLVER ``cusolverDnXgetrf`` and a device
+    reduction. Nothing is read back; a singular matrix gives 0.
+
+    Differences from SciPy: the result stays on the device (0-d array, not
+    a Python float).
     """
     a1 = asarray_validated(a, check_finite)
     if a1.ndim < 2:
@@ -843,8 +1063,46 @@ def _chol_check(info):
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
-    """Cholesky factor of a Hermitian positive definite (stack of) matrix
-    (``scipy.linalg.cholesky``): ``U`` (``a = U^H U``) or ``L`` (``a = L L^H``)."""
+    """Cholesky factor of a Hermitian positive definite matrix (or stack).
+
+    ``U`` with ``a = U^H U`` (default) or ``L`` with ``a = L L^H``.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, M)
+        Hermitian positive definite matrix or stack; only the triangle
+        named by ``lower`` is read.
+    lower : bool, optional
+        Return the lower factor ``L`` (default: the upper ``U``).
+    overwrite_a : bool, optional
+        Accepted for SciPy compatibility; ``a`` is never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+
+    Returns
+    -------
+    c : gpuscipy_core.ndarray, shape (..., M, M)
+        The triangular factor, zeros in the other triangle; float32,
+        float64, complex64 or complex128 (integers and bool give float64).
+
+    Raises
+    ------
+    ValueError
+        ``a`` is not a (stack of) square matrices; inf or NaN with
+        ``check_finite``.
+    LinAlgError
+        A matrix is not positive definite ("k-th leading minor of the
+        array is not positive definite", as SciPy).
+
+    Notes
+    -----
+    Cholesky factorization (Golub & Van Loan, *Matrix Computations*, 4th
+    ed., alg. 4.2.1). For ``M <= 32`` one warp per matrix factors the whole
+    stack in one launch (``_batched_lu.cuh``); larger matrices run cuSOLVER
+    ``cusolverDnXpotrf``, one call per matrix. The ``info`` array is read
+    back once (one synchronisation).
+    """
     a1 = asarray_validated(a, check_finite)
     if a1.ndim < 2 or a1.shape[-1] != a1.shape[-2]:
         raise ValueError(f"Input array is expected to be square but has the shape: "
@@ -859,8 +1117,43 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
-    """``(c, lower)`` for ``cho_solve`` (``scipy.linalg.cho_factor``); the other
-    triangle of ``c`` holds zeros here (SciPy leaves it arbitrary)."""
+    """Cholesky factor of a Hermitian positive definite matrix, for ``cho_solve``.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, M)
+        Hermitian positive definite matrix or stack; only the triangle
+        named by ``lower`` is read.
+    lower : bool, optional
+        Compute the lower factor (default: upper).
+    overwrite_a : bool, optional
+        Accepted for SciPy compatibility; ``a`` is never overwritten.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN.
+
+    Returns
+    -------
+    c : gpuscipy_core.ndarray, shape (..., M, M)
+        The factor, as :func:`cholesky` returns it.
+    lower : bool
+        The ``lower`` argument, to pass on to :func:`cho_solve`.
+
+    Raises
+    ------
+    ValueError
+        ``a`` is not a (stack of) square matrices; inf or NaN with
+        ``check_finite``.
+    LinAlgError
+        A matrix is not positive definite.
+
+    Notes
+    -----
+    Calls :func:`cholesky` (one warp per matrix for ``M <= 32``, else
+    cuSOLVER ``cusolverDnXpotrf``).
+
+    Differences from SciPy: the other triangle of ``c`` holds zeros (SciPy
+    leaves whatever was in ``a`` there).
+    """
     return cholesky(a, lower=lower, check_finite=check_finite), lower
 
 
@@ -1081,6 +1374,12 @@ def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False,
         with ``lower``, ``ab[i - j, j] == a[i, j]`` (i >= j).
     b : (..., M) or (..., M, K) array
 
+    Returns
+    -------
+    x : gpuscipy_core.ndarray, shape of ``b`` (batch axes broadcast)
+        float32, float64, complex64 or complex128: the LAPACK type of
+        ``ab.dtype`` and ``b.dtype`` combined.
+
     Raises
     ------
     ValueError for shapes; LinAlgError("%dth leading minor not positive
@@ -1120,7 +1419,51 @@ def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False,
 
 
 def cholesky_banded(ab, overwrite_ab=False, lower=False, check_finite=True):
-    """Cholesky factor in band storage (``scipy.linalg.cholesky_banded``)."""
+    """Cholesky factor of a Hermitian positive definite banded matrix.
+
+    Parameters
+    ----------
+    ab : array_like, shape (..., u + 1, M)
+        The matrix in LAPACK upper band storage, ``ab[u + i - j, j] ==
+        a[i, j]`` for ``i <= j`` (or, with ``lower``, ``ab[i - j, j] ==
+        a[i, j]`` for ``i >= j``). Leading axes are a batch.
+    overwrite_ab : bool, optional
+        Accepted for SciPy compatibility; ``ab`` is never overwritten.
+    lower : bool, optional
+        ``ab`` holds the lower band (default: upper).
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
+
+    Returns
+    -------
+    cb : gpuscipy_core.ndarray, shape of ``ab``
+        The factor ``U`` (``a = U^H U``) or ``L`` (``a = L L^H``) in the
+        same band storage; float32, float64, complex64 or complex128. The
+        corner of the storage outside the matrix keeps ``ab``'s values, as
+        LAPACK's ``?pbtrf``.
+
+    Raises
+    ------
+    ValueError
+        ``ab`` has fewer than 2 dimensions; inf or NaN with
+        ``check_finite``; a zero-size batch.
+    LinAlgError
+        The matrix is not positive definite ("k-th leading minor not
+        positive definite").
+    MemoryError
+        The dense expansion (below) would not fit in device memory.
+
+    Notes
+    -----
+    The band is expanded to a dense Hermitian matrix on the device and
+    factored as in :func:`cholesky` (one warp for ``M <= 32``, else
+    cuSOLVER ``cusolverDnXpotrf``); the band of the factor is then copied
+    back into band storage. The ``info`` array is read back once.
+
+    Differences from SciPy: memory and time are those of the dense
+    ``M x M`` factorization, not ``O(M u)`` as LAPACK's ``?pbtrf``.
+    """
     a1 = asarray_validated(ab, check_finite, "ab")
     dt = lapack_dtype(a1.dtype)
     a1 = a1.astype(dt, copy=False)
@@ -1156,7 +1499,44 @@ def cholesky_banded(ab, overwrite_ab=False, lower=False, check_finite=True):
 
 
 def cho_solve_banded(cb_and_lower, b, overwrite_b=False, check_finite=True):
-    """Solve with ``cholesky_banded``'s factor (``scipy.linalg.cho_solve_banded``)."""
+    """Solve ``a x = b`` given the banded Cholesky factor of ``a``.
+
+    Parameters
+    ----------
+    cb_and_lower : tuple (cb, lower)
+        ``cb``, shape (..., u + 1, M): :func:`cholesky_banded`'s factor in
+        band storage; ``lower``: whether it is the lower factor.
+    b : array_like, shape (..., M) or (..., M, K)
+        Right-hand side.
+    overwrite_b : bool, optional
+        Accepted for SciPy compatibility; ``b`` is never overwritten.
+    check_finite : bool, optional
+        Refuse inputs holding inf or NaN.
+
+    Returns
+    -------
+    x : gpuscipy_core.ndarray, shape of ``b`` (batch axes broadcast)
+        float32, float64, complex64 or complex128: the LAPACK type of
+        ``cb.dtype`` and ``b.dtype`` combined.
+
+    Raises
+    ------
+    ValueError
+        ``cb`` and ``b`` do not match in ``M``; inf or NaN with
+        ``check_finite``; a zero-size batch.
+    MemoryError
+        The dense expansion of the factor would not fit in device memory.
+
+    Notes
+    -----
+    The factor is expanded to a dense triangular matrix on the device and
+    the system solved as in :func:`cho_solve` (cuSOLVER
+    ``cusolverDnXpotrs``). Leading axes are handled as SciPy's batching,
+    one solve per slice.
+
+    Differences from SciPy: memory and time are those of the dense
+    ``M x M`` solve, not ``O(M u)`` as LAPACK's ``?pbtrs``.
+    """
     cb, lower = cb_and_lower
     c1 = asarray_validated(cb, check_finite, "cb")
     b1 = asarray_validated(b, check_finite, "b")

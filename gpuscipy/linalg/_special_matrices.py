@@ -8,6 +8,7 @@ norms and solvers live in ``_structured.py``.
 """
 
 import math
+import operator
 import warnings
 
 import numpy
@@ -193,6 +194,17 @@ def toeplitz(c, r=None):
     -------
     A : ndarray, shape (..., M, N), dtype ``result_type(c, r)``
         Batch dimensions of ``c`` and ``r`` broadcast (SciPy 1.17 rules).
+
+    Raises
+    ------
+    ValueError
+        The batch shapes of ``c`` and ``r`` do not broadcast.
+
+    Notes
+    -----
+    ``A[..., i, j] = c[..., i - j]`` for ``i >= j``, else ``r[..., j - i]``:
+    one elementwise kernel (``gs_linalg_toeplitz``) after at most one
+    broadcasting copy of each input; nothing is read back.
     """
     c = _atleast_1d(c)
     r = c.conj() if r is None else _atleast_1d(r)
@@ -216,10 +228,20 @@ def hankel(c, r=None):
     -------
     A : ndarray, shape (M, N)
 
+    Raises
+    ------
+    TypeError
+        ``c`` and ``r`` have no common dtype (``numpy.result_type``).
+
     Warns
     -----
     FutureWarning
         For N-d input (raveled, as SciPy 1.17 does).
+
+    Notes
+    -----
+    ``A[i, j] = c[i + j]`` for ``i + j < M``, else ``r[i + j - M + 1]``: one
+    elementwise kernel (``gs_linalg_hankel``); nothing is read back.
     """
     c = gp.asarray(c)
     r = gp.zeros_like(c) if r is None else gp.asarray(r)
@@ -235,19 +257,59 @@ def hankel(c, r=None):
 
 
 def circulant(c):
-    """Circulant matrix whose first column is ``c`` (shape (..., N) -> (..., N, N))."""
+    """Circulant matrix whose first column is ``c``.
+
+    Parameters
+    ----------
+    c : array_like, shape (..., N)
+        First column; leading axes are a batch.
+
+    Returns
+    -------
+    A : gpuscipy_core.ndarray, shape (..., N, N), dtype of ``c``
+        ``A[..., i, j] = c[..., (i - j) % N]``.
+
+    Raises
+    ------
+    ValueError
+        ``c`` cannot be converted to a device array of a supported dtype
+        (from ``gpuscipy_core.asarray``).
+
+    Notes
+    -----
+    One elementwise kernel (``gs_linalg_circulant``) writes every entry; nothing is read back.
+    """
     c = _atleast_1d(c)
     n = c.shape[-1]
     return _build("circulant", c.shape[:-1] + (n, n), c.dtype, _dev(c), _i64(n), _i64(n))
 
 
 def companion(a):
-    """Companion matrix of the polynomial with coefficients ``a`` (..., N).
+    """Companion matrix of the polynomial with coefficients ``a``.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., N)
+        Polynomial coefficients, highest power first; leading axes are a
+        batch.
+
+    Returns
+    -------
+    c : gpuscipy_core.ndarray, shape (..., N - 1, N - 1)
+        First row ``-a[..., 1:] / a[..., 0]``, ones on the first
+        subdiagonal; dtype ``result_type(a.dtype, 1.0)`` (float64 for
+        integers).
 
     Raises
     ------
     ValueError
         ``N < 2`` or a leading coefficient ``a[..., 0]`` is zero.
+
+    Notes
+    -----
+    The zero test of ``a[..., 0]`` is one device reduction and one scalar
+    read back; then one elementwise kernel (``gs_linalg_companion``)
+    writes the matrix.
     """
     a = _atleast_1d(a)
     n = a.shape[-1]
@@ -262,7 +324,31 @@ def companion(a):
 
 
 def leslie(f, s):
-    """Leslie matrix from fecundity ``f`` (..., N) and survival ``s`` (..., N-1)."""
+    """Leslie matrix (age-structured population model).
+
+    Parameters
+    ----------
+    f : array_like, shape (..., N)
+        Fecundity coefficients (the first row).
+    s : array_like, shape (..., N - 1)
+        Survival coefficients (the first subdiagonal). Batch axes of ``f``
+        and ``s`` broadcast.
+
+    Returns
+    -------
+    L : gpuscipy_core.ndarray, shape (..., N, N)
+        dtype ``result_type(f.dtype, s.dtype)``.
+
+    Raises
+    ------
+    ValueError
+        ``s`` is not one shorter than ``f`` along the last axis; ``s`` is
+        empty.
+
+    Notes
+    -----
+    One elementwise kernel (``gs_linalg_leslie``) writes every entry; nothing is read back.
+    """
     f, s = _atleast_1d(f), _atleast_1d(s)
     if f.shape[-1] != s.shape[-1] + 1:
         raise ValueError("Incorrect lengths for f and s. The length of s along "
@@ -279,10 +365,29 @@ def leslie(f, s):
 def convolution_matrix(a, n, mode="full"):
     """Matrix ``A`` with ``A @ v == numpy.convolve(a, v, mode)`` for ``v`` of length n.
 
+    Parameters
+    ----------
+    a : array_like, shape (..., L)
+        Kernel of the convolution; leading axes are a batch.
+    n : int
+        Length of the vectors ``v`` (number of columns).
+    mode : {'full', 'valid', 'same'}, optional
+        As ``numpy.convolve``.
+
+    Returns
+    -------
+    A : gpuscipy_core.ndarray, shape (..., R, n), dtype of ``a``
+        ``R`` is ``L + n - 1`` ('full'), ``max(n, L)`` ('same') or
+        ``max(n, L) - min(n, L) + 1`` ('valid').
+
     Raises
     ------
     ValueError
         ``n <= 0``, empty ``a``, unknown ``mode``.
+
+    Notes
+    -----
+    One elementwise kernel (``gs_linalg_convolution``) writes every entry; nothing is read back.
     """
     if n <= 0:
         raise ValueError("n must be a positive integer.")
@@ -322,22 +427,64 @@ def dft(n, scale=None):
     Raises
     ------
     ValueError
-        An unknown ``scale``; a negative ``n``.
+        An unknown ``scale``; ``scale="sqrtn"`` with a negative ``n``.
+    TypeError
+        ``n`` is not a real number.
 
     Notes
     -----
-    The exponent is reduced modulo ``n`` and evaluated with ``sincospi``, so
-    every entry is correctly rounded to a few ulp (SciPy forms powers).
+    As in SciPy the matrix has ``len(numpy.arange(n))`` rows, so a negative
+    ``n`` gives a 0x0 matrix and a float ``n`` is accepted. For an integral
+    ``n`` the exponent ``i * j`` is reduced modulo ``n`` and evaluated with
+    ``sincospi`` in one elementwise kernel, so every entry is within a few ulp
+    (SciPy forms powers of ``exp(-2j pi i / n)``). A non-integral float ``n``
+    (SciPy's ``ceil(n)`` rows over the period ``n``) is formed as
+    ``exp(-2j pi i j / n)`` with the elementwise ``exp``.
     """
     if scale not in [None, "sqrtn", "n"]:
         raise ValueError("scale must be None, 'sqrtn', or 'n'; "
                          f"{scale!r} is not valid.")
-    s = 1.0 if scale is None else (1.0 / math.sqrt(n) if scale == "sqrtn" else 1.0 / n)
-    return _build("dft", (n, n), numpy.complex128, _i64(n), _i64(n), numpy.float64(s))
+    size = len(numpy.arange(n))  # SciPy's row count and its errors, on the host
+    if scale == "sqrtn":
+        d = math.sqrt(n)  # ValueError for a negative n, as SciPy
+    else:
+        d = n if scale == "n" else 1.0
+    s = 1.0 / d if size else 1.0
+    if float(n).is_integer():
+        m = int(n)
+        return _build("dft", (size, size), numpy.complex128, _i64(m), _i64(m),
+                      numpy.float64(s))
+    k = gp.arange(size, dtype=numpy.float64)
+    out = gp.exp((k[:, None] * k[None, :]) * (-2j * math.pi / float(n)))
+    if s != 1.0:
+        out *= s
+    return out
 
 
 def fiedler(a):
-    """Fiedler matrix ``|a[i] - a[j]|`` (shape (..., N) -> (..., N, N))."""
+    """Fiedler matrix ``F[i, j] = |a[i] - a[j]|``.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., N)
+        Coefficients; leading axes are a batch.
+
+    Returns
+    -------
+    F : gpuscipy_core.ndarray, shape (..., N, N)
+        dtype of ``abs(a - a)`` (float64 (1, 1) zeros for one element and an
+        empty float64 (0,) array for none, as SciPy).
+
+    Raises
+    ------
+    TypeError
+        ``a``'s dtype has no subtraction (bool).
+
+    Notes
+    -----
+    A broadcast subtraction and ``abs`` (two elementwise launches); nothing
+    is read back.
+    """
     a = _atleast_1d(a)
     if a.size == 0:
         return gp.asarray(numpy.zeros((0,), numpy.float64))
@@ -365,12 +512,19 @@ def hadamard(n, dtype=int):
     Raises
     ------
     ValueError
-        ``n`` is not a positive power of 2.
+        ``n`` is not a positive power of 2 (a float equal to one, such as
+        ``2.0``, is accepted, as in SciPy).
+
+    Notes
+    -----
+    One elementwise kernel writes every entry from the bit count of
+    ``i & j``; nothing is synchronised.
     """
     lg2 = int(math.log(n, 2)) if n >= 1 else 0
     if 2 ** lg2 != n:
         raise ValueError("n must be an positive integer, and n must be a power of 2")
-    return _build("hadamard", (n, n), numpy.dtype(dtype), _i64(n), _i64(n))
+    m = 2 ** lg2
+    return _build("hadamard", (m, m), numpy.dtype(dtype), _i64(m), _i64(m))
 
 
 def helmert(n, full=False):
@@ -394,6 +548,13 @@ def helmert(n, full=False):
         ``n == 0`` (as SciPy).
     ValueError
         A negative ``n``.
+
+    Notes
+    -----
+    Row 0 is ``1 / sqrt(n)``; row ``i > 0`` holds ``1 / sqrt(i (i + 1))`` in
+    its first ``i`` columns and ``-i / sqrt(i (i + 1))`` on the diagonal
+    (Lancaster, "The Helmert matrices", Amer. Math. Monthly 72, 1965). One
+    elementwise kernel; nothing is read back.
     """
     if n == 0:
         raise IndexError("index 0 is out of bounds for axis 0 with size 0")
@@ -416,19 +577,46 @@ def hilbert(n):
 
     Raises
     ------
-    ValueError
-        A negative ``n`` (SciPy returns an empty matrix).
+    TypeError
+        ``n`` is not an integer.
+
+    Notes
+    -----
+    One elementwise kernel writes ``1 / (1 + i + j)``. A negative ``n``
+    gives a 0x0 matrix, as in SciPy.
     """
-    return _build("hilbert", (n, n), numpy.float64, _i64(n), _i64(n))
+    m = max(operator.index(n), 0)
+    return _build("hilbert", (m, m), numpy.float64, _i64(m), _i64(m))
 
 
 def invhilbert(n, exact=False):
     """Inverse of the Hilbert matrix of order ``n``.
 
-    ``exact=False``: float64 from the closed form (binomials in floating
-    point). ``exact=True``: int64 for ``n <= 14`` (SciPy's int64 range);
-    larger ``n`` needs Python integers (SciPy's object arrays) and raises
-    ``ValueError`` here.
+    Parameters
+    ----------
+    n : int
+        Order of the matrix.
+    exact : bool, optional
+        Integer entries (int64) when True, else float64.
+
+    Returns
+    -------
+    invh : gpuscipy_core.ndarray, shape (n, n), float64 or int64
+
+    Raises
+    ------
+    ValueError
+        ``exact=True`` with ``n > 14``; a negative ``n``.
+
+    Notes
+    -----
+    Each entry from the closed form ``(-1)^(i+j) (i+j+1) C(n+i, n-j-1)
+    C(n+j, n-i-1) C(i+j, i)^2`` (Choi, "Tricks or treats with the Hilbert
+    matrix", Amer. Math. Monthly 90, 1983), binomials evaluated in floating
+    point (``exact=False``) or in integers, by one elementwise kernel.
+
+    Differences from SciPy: ``exact=True`` with ``n > 14`` needs Python
+    integers (SciPy returns an object array) and raises ``ValueError``.
     """
     if exact:
         if n > 14:
@@ -442,10 +630,35 @@ _KINDS = {"symmetric": 0, "lower": 1, "upper": 2}
 
 
 def pascal(n, kind="symmetric", exact=True):
-    """Pascal matrix: uint64 when ``exact`` (n <= 34), else float64.
+    """Pascal matrix of binomial coefficients.
 
-    Raises ``ValueError`` for a bad ``kind`` and for ``exact=True`` with
-    ``n >= 35`` (SciPy returns an object array there).
+    Parameters
+    ----------
+    n : int
+        Order of the matrix.
+    kind : {'symmetric', 'lower', 'upper'}, optional
+        ``S[i, j] = C(i + j, i)``, its lower Cholesky factor
+        ``L[i, j] = C(i, j)``, or ``L^T``.
+    exact : bool, optional
+        uint64 entries when True, else float64.
+
+    Returns
+    -------
+    p : gpuscipy_core.ndarray, shape (n, n), uint64 or float64
+
+    Raises
+    ------
+    ValueError
+        A bad ``kind``; ``exact=True`` with ``n >= 35`` or a negative ``n``
+        (``exact=False`` with a negative ``n`` gives 0x0, as SciPy).
+
+    Notes
+    -----
+    One elementwise kernel evaluates each binomial coefficient directly
+    (multiplicative formula); nothing is read back.
+
+    Differences from SciPy: ``exact=True`` with ``n >= 35`` needs Python
+    integers (SciPy returns an object array) and raises ``ValueError``.
     """
     if kind not in _KINDS:
         raise ValueError("kind must be 'symmetric', 'lower', or 'upper'")
@@ -455,12 +668,41 @@ def pascal(n, kind="symmetric", exact=True):
                              "which gpuscipy does not support; use exact=False")
         return _build("pascal_u", (n, n), numpy.uint64, _i64(n), _i64(n),
                       _i64(_KINDS[kind]), _i64(0))
-    return _build("pascal_f", (n, n), numpy.float64, _i64(n), _i64(n),
+    m = max(n, 0)  # SciPy's float path gives a 0x0 matrix for a negative n
+    return _build("pascal_f", (m, m), numpy.float64, _i64(m), _i64(m),
                   _i64(_KINDS[kind]), _i64(0))
 
 
 def invpascal(n, kind="symmetric", exact=True):
-    """Inverse of the Pascal matrix: int64 when ``exact`` (n <= 34), else float64."""
+    """Inverse of the Pascal matrix.
+
+    Parameters
+    ----------
+    n : int
+        Order of the matrix.
+    kind : {'symmetric', 'lower', 'upper'}, optional
+        Which Pascal matrix (see :func:`pascal`).
+    exact : bool, optional
+        int64 entries when True, else float64.
+
+    Returns
+    -------
+    invp : gpuscipy_core.ndarray, shape (n, n), int64 or float64
+
+    Raises
+    ------
+    ValueError
+        A bad ``kind``; ``exact=True`` with ``n > 34``; a negative ``n``.
+
+    Notes
+    -----
+    The triangular inverses are ``(-1)^(i-j) C(i, j)``; the symmetric
+    inverse is ``inv(L)^T inv(L)``, each entry a signed sum of binomial
+    products. One elementwise kernel; nothing is read back.
+
+    Differences from SciPy: ``exact=True`` with ``n > 34`` needs Python
+    integers (SciPy returns an object array) and raises ``ValueError``.
+    """
     if kind not in _KINDS:
         raise ValueError("'kind' must be 'symmetric', 'lower' or 'upper'.")
     if exact and n > 34:
@@ -494,6 +736,11 @@ def khatri_rao(a, b):
     ------
     ValueError
         ``a`` or ``b`` is not 2-D, or their column counts differ.
+
+    Notes
+    -----
+    One broadcast elementwise product ``a[:, None, :] * b[None, :, :]``
+    reshaped to ``(n * m, k)``; nothing is read back.
     """
     a, b = gp.asarray(a), gp.asarray(b)
     if not (a.ndim == 2 and b.ndim == 2):
@@ -507,8 +754,27 @@ def khatri_rao(a, b):
 def block_diag(*arrs):
     """Block-diagonal matrix from the (batched) arrays ``arrs``.
 
-    0-d and 1-d inputs count as 1x1 and 1xN blocks; batch dimensions
-    broadcast; dtype ``result_type`` of all inputs; ``block_diag()`` is (1, 0).
+    Parameters
+    ----------
+    *arrs : array_like, each of shape (..., M_k, N_k)
+        The blocks in order along the diagonal. 0-d and 1-d inputs count as
+        1x1 and 1xN blocks; batch axes broadcast.
+
+    Returns
+    -------
+    D : gpuscipy_core.ndarray, shape (..., sum M_k, sum N_k)
+        Zeros off the blocks; dtype ``result_type`` of all inputs.
+        ``block_diag()`` is an empty (1, 0) float64 array, as SciPy.
+
+    Raises
+    ------
+    ValueError
+        The batch shapes do not broadcast.
+
+    Notes
+    -----
+    One zero fill and one strided copy per non-empty block; nothing is
+    read back.
     """
     if arrs == ():
         arrs = ([],)

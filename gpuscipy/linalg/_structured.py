@@ -48,28 +48,89 @@ def _sym_check(a, atol, rtol, herm):
 def issymmetric(a, atol=None, rtol=None):
     """Whether the square (stack of) matrices ``a`` equals its transpose.
 
-    Exact comparison off the diagonal unless ``atol``/``rtol`` are given
-    (then ``|a - a.T| <= atol + rtol |a.T|`` everywhere). Returns a bool for
-    a 2-D input, a boolean device array over the batch otherwise.
+    Parameters
+    ----------
+    a : array_like, shape (..., N, N)
+        Square matrix or stack.
+    atol, rtol : float, optional
+        Tolerances. Without them the off-diagonal entries are compared
+        exactly (the diagonal is not scanned); with either,
+        ``|a - a.T| <= atol + rtol * |a.T|`` must hold everywhere (a missing
+        one counts as 0).
+
+    Returns
+    -------
+    sym : bool or gpuscipy_core.ndarray of bool, shape (...)
+        A Python bool for a 2-D ``a`` (one read back), else a boolean
+        device array over the batch.
 
     Raises
     ------
     ValueError
         ``a.ndim < 2`` or non-square.
+
+    Notes
+    -----
+    Elementwise comparison of ``a`` with its transposed view and one
+    ``all`` reduction over the last two axes; no copy of ``a``.
     """
     return _sym_check(a, atol, rtol, False)
 
 
 def ishermitian(a, atol=None, rtol=None):
-    """Whether ``a`` equals its conjugate transpose (see :func:`issymmetric`)."""
+    """Whether the square (stack of) matrices ``a`` equals its conjugate transpose.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., N, N)
+        Square matrix or stack.
+    atol, rtol : float, optional
+        Tolerances. Without them every entry (the diagonal included, whose
+        imaginary part must be zero) is compared exactly; with either,
+        ``|a - a^H| <= atol + rtol * |a^H|`` must hold everywhere.
+
+    Returns
+    -------
+    herm : bool or gpuscipy_core.ndarray of bool, shape (...)
+        A Python bool for a 2-D ``a`` (one read back), else a boolean
+        device array over the batch.
+
+    Raises
+    ------
+    ValueError
+        ``a.ndim < 2`` or non-square.
+
+    Notes
+    -----
+    Elementwise comparison of ``a`` with its conjugated transposed view and
+    one ``all`` reduction over the last two axes.
+    """
     return _sym_check(a, atol, rtol, True)
 
 
 def bandwidth(a):
-    """Lower and upper bandwidth ``(lu, uu)`` of a (stack of) 2-D arrays.
+    """Lower and upper bandwidth of a (stack of) 2-D arrays.
 
-    The largest ``i - j`` and ``j - i`` over the nonzero entries, as two
-    masked max-reductions over an index-difference array.
+    Parameters
+    ----------
+    a : array_like, shape (..., M, N)
+        Matrix or stack; need not be square.
+
+    Returns
+    -------
+    lu, uu : int, or gpuscipy_core.ndarray of int64, shape (...)
+        The largest ``i - j`` and ``j - i`` over the nonzero entries (0 when
+        there are none). Python ints for a 2-D ``a`` (two read backs),
+        device arrays over the batch otherwise.
+
+    Raises
+    ------
+    ValueError
+        ``a.ndim < 2``.
+
+    Notes
+    -----
+    Two masked max-reductions over the index difference ``i - j``.
     """
     a = gp.asarray(a)
     if a.ndim < 2:
@@ -92,19 +153,50 @@ def bandwidth(a):
 # ---------------------------------------------------------------- norm
 
 def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
-    """Matrix or vector norm (``scipy.linalg.norm``: NumPy's definitions).
+    """Matrix or vector norm (NumPy's definitions, as ``scipy.linalg.norm``).
 
-    Vector orders: None/2, inf, -inf, 0, 1, any real p. Matrix orders:
-    None/'fro', 'nuc', inf, -inf, 1, -1, 2, -2 (2/-2/'nuc' from the singular
-    values, ``gpuscipy.linalg.svdvals``).
+    Parameters
+    ----------
+    a : array_like
+        Input. With ``axis=None`` it must be 1-D or 2-D unless ``ord`` is
+        None (then the 2-norm of the flattened array).
+    ord : {None, 'fro', 'nuc', inf, -inf, int, float}, optional
+        Vector orders: None/2, inf, -inf, 0 (count of nonzeros), 1, any
+        real p. Matrix orders: None/'fro', 'nuc', inf, -inf, 1, -1, 2, -2.
+    axis : int or 2-tuple of ints, optional
+        Vector norms along one axis, matrix norms over two.
+    keepdims : bool, optional
+        Keep the reduced axes with size one.
+    check_finite : bool, optional
+        Refuse input holding inf or NaN (one device reduction and one
+        scalar read back).
 
-    Returns a 0-d device array where SciPy returns a scalar.
+    Returns
+    -------
+    n : gpuscipy_core.ndarray
+        Real (float of ``a``'s precision; float64 where SciPy's BLAS/LAPACK
+        shortcut gives a Python float). A 0-d device array where SciPy
+        returns a scalar.
 
     Raises
     ------
     ValueError
         Non-finite input with ``check_finite``; invalid order; improper
         number of dimensions; duplicate axes.
+    TypeError
+        ``axis`` is not None, an integer or a tuple of integers.
+    numpy.exceptions.AxisError
+        An axis out of range.
+
+    Notes
+    -----
+    Elementwise ``abs``/square and device reductions (sum, max, min); the
+    orders 2, -2 and 'nuc' take the singular values from :func:`svdvals`
+    (cuSOLVER ``cusolverDnXgesvd``). An empty input is answered by the
+    installed SciPy on a host array of the same shape (no data moves).
+
+    Differences from SciPy: the result stays on the device (0-d array, not
+    a Python float).
     """
     x = gp.asarray(a)
     if check_finite:
@@ -475,6 +567,12 @@ def matmul_toeplitz(c_or_cr, x, check_finite=False, workers=None):
     -------
     T @ x : (M,) or (M, K) ndarray
 
+    Raises
+    ------
+    ValueError
+        ``x``'s first dimension differs from the length of ``r``; inf or
+        NaN with ``check_finite``.
+
     Notes
     -----
     The product is a linear convolution of ``[c, r[:0:-1]]`` embedded in a
@@ -514,12 +612,28 @@ def matmul_toeplitz(c_or_cr, x, check_finite=False, workers=None):
 def solve_circulant(c, b, singular="raise", tol=None, caxis=-1, baxis=0, outaxis=0):
     """Solve ``C x = b`` for a circulant ``C`` with first column ``c`` by FFT.
 
-    ``x = ifft(fft(b) / fft(c))`` along the circulant axis; batched as
-    SciPy (``caxis``, ``baxis``, ``outaxis``). Eigenvalues ``|fft(c)| <=
-    tol`` (default ``max|fft(c)| * n * eps``) make ``C`` singular:
-    ``singular='raise'`` raises ``LinAlgError("near singular circulant
-    matrix.")``, ``'lstsq'`` zeroes those components (least-squares
-    solution), anything else ignores the check.
+    Parameters
+    ----------
+    c : array_like, shape (..., N) along ``caxis``
+        First column(s) of the circulant matrix.
+    b : array_like, N along ``baxis``
+        Right-hand side(s).
+    singular : {'raise', 'lstsq'}, optional
+        For a near-singular ``C`` (an eigenvalue ``|fft(c)| <= tol``):
+        raise ``LinAlgError`` ('raise'), or zero those components and
+        return the least-squares solution ('lstsq'); any other value skips
+        the check.
+    tol : float, optional
+        Singularity threshold; default ``max|fft(c)| * N * eps``.
+    caxis, baxis, outaxis : int, optional
+        Axis of ``c`` holding the column, axis of ``b`` holding the
+        right-hand side, and axis of the result holding the solution.
+
+    Returns
+    -------
+    x : gpuscipy_core.ndarray
+        Solution; complex128/complex64 when ``c`` or ``b`` is complex, else
+        the real part (float of the FFT's precision).
 
     Raises
     ------
@@ -527,6 +641,13 @@ def solve_circulant(c, b, singular="raise", tol=None, caxis=-1, baxis=0, outaxis
         Incompatible shapes.
     LinAlgError
         Near-singular matrix with ``singular='raise'``.
+
+    Notes
+    -----
+    A circulant matrix is diagonalised by the DFT, so ``x = ifft(fft(b) /
+    fft(c))`` along the circulant axis (Golub & Van Loan, *Matrix
+    Computations*, 4th ed., sec. 4.8), with ``gpuscipy.fft`` (cuFFT). The
+    near-singularity test reads one bool back (one synchronisation).
     """
     from gpuscipy import fft
     c = gp.asarray(c)

@@ -205,18 +205,28 @@ def array_split(ary, indices_or_sections, axis=0):
     n = a.shape[axis]
     try:
         nsec = len(indices_or_sections) + 1
-        div = [0] + [operator.index(i) for i in indices_or_sections] + [n]
     except TypeError:
         nsec = int(indices_or_sections)
         if nsec <= 0:
             raise ValueError("number sections must be larger than 0.") from None
         each, extra = divmod(n, nsec)
         sizes = [0] + extra * [each + 1] + (nsec - extra) * [each]
-        div = list(numpy.cumsum(sizes))
+        div = [int(d) for d in numpy.cumsum(sizes)]
+    else:
+        # Split points are slice bounds, as in NumPy: integers or None; a
+        # string such as '2' has a length but is not a split point.
+        div = [0]
+        for i in indices_or_sections:
+            try:
+                div.append(None if i is None else operator.index(i))
+            except TypeError:
+                raise TypeError("slice indices must be integers or None or have an "
+                                "__index__ method") from None
+        div.append(n)
     lead = (slice(None),) * axis
     out = []
     for i in range(nsec):
-        out.append(a[lead + (slice(int(div[i]), int(div[i + 1])),)])
+        out.append(a[lead + (slice(div[i], div[i + 1]),)])
     return out
 
 
@@ -227,13 +237,15 @@ def split(ary, indices_or_sections, axis=0):
     ------
     ValueError
         The sections do not divide the axis equally.
+    ZeroDivisionError
+        ``indices_or_sections`` is the Python integer 0 (as NumPy).
     """
     try:
         len(indices_or_sections)
     except TypeError:
         a = ary if isinstance(ary, ndarray) else _asarray(ary)
         n = a.shape[normalize_axis_index(operator.index(axis), a.ndim)]
-        if indices_or_sections == 0 or n % indices_or_sections:
+        if n % indices_or_sections:
             raise ValueError("array split does not result in an equal division") \
                 from None
     return array_split(ary, indices_or_sections, axis)
@@ -593,9 +605,19 @@ def repeat(a, repeats, axis=None):
         axis = 0
     else:
         axis = normalize_axis_index(operator.index(axis), a.ndim)
-    reps = repeats.get() if isinstance(repeats, ndarray) else numpy.asarray(repeats)
-    if reps.dtype.kind not in "iub":
-        reps = reps.astype(numpy.intp, casting="safe")
+    # NumPy converts arrays of counts with safe casting and Python objects
+    # (scalars, lists) element by element with int(); at most 1-d either way.
+    if isinstance(repeats, (ndarray, numpy.ndarray)):
+        reps = repeats.get() if isinstance(repeats, ndarray) else repeats
+        if reps.ndim > 1:
+            raise ValueError("object too deep for desired array")
+        if reps.dtype.kind not in "iub":
+            reps = reps.astype(numpy.intp, casting="safe")
+    else:
+        reps = numpy.array(repeats, dtype=numpy.intp)
+        if reps.ndim > 1:
+            raise ValueError("setting an array element with a sequence. The requested "
+                             "array would exceed the maximum number of dimension of 1.")
     n = a.shape[axis]
     if reps.size == 1:
         r = int(reps.reshape(-1)[0])

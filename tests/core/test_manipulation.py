@@ -85,6 +85,32 @@ def test_concatenate_promotes_and_errors():
 
 
 @gpu
+def test_split_repeat_argument_errors_as_numpy():
+    import gpuscipy_core as gp
+    h = np.arange(4.0)
+    cases = [
+        (lambda m, x: m.split(x(h), 0), "modulo by zero"),
+        (lambda m, x: m.array_split(x(h), "2"), "slice indices"),
+        (lambda m, x: m.array_split(x(h), [1, 2.0]), "slice indices"),
+        (lambda m, x: m.repeat(x(h), [[2]]), "maximum number of dimension"),
+        (lambda m, x: m.repeat(x(h), [[2, 2, 2, 2]]), "maximum number of dimension"),
+        (lambda m, x: m.repeat(x(h), x(np.array([[2]]))), "too deep"),
+        (lambda m, x: m.repeat(x(h), x(np.array(2.0))), "safe"),
+        (lambda m, x: m.repeat(x(h), 2 + 0j), None),
+        (lambda m, x: m.repeat(x(h), [-1]), "negative"),
+    ]
+    for c, match in cases:
+        assert_raises_like(lambda: c(np, np.asarray), lambda: c(gp, gp.asarray), match)
+    g = gp.asarray(h)
+    # Python counts convert element by element with int(), as NumPy does.
+    for reps in (2.0, 2.7, "2", [2.0, 1, 0, 3], ["2", "1", "1", "1"], [True],
+                 np.float32(2.5), [[2]][0]):
+        assert_parity(gp.repeat(g, reps), np.repeat(h, reps), kind="exact")
+    assert_parity(gp.array_split(g, [None, 2])[1], np.array_split(h, [None, 2])[1],
+                  kind="exact")
+
+
+@gpu
 def test_split_family_returns_views():
     import gpuscipy_core as gp
     h, g = _pair((6, 4, 2))

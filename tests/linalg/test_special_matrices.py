@@ -56,6 +56,11 @@ CPU_ERRORS = [
     (lambda m: m.invpascal(3, kind="x"), ValueError, "'kind' must be"),
     (lambda m: m.convolution_matrix([1, 2], 0), ValueError, "n must be a positive"),
     (lambda m: m.helmert(0), IndexError, "out of bounds"),
+    (lambda m: m.hadamard(3.0), ValueError, "power of 2"),
+    (lambda m: m.hadamard(2.5), ValueError, "power of 2"),
+    (lambda m: m.dft(-2, "sqrtn"), ValueError, "math domain error"),
+    (lambda m: m.dft("2"), TypeError, ""),
+    (lambda m: m.hilbert(2.0), TypeError, ""),
 ]
 
 
@@ -213,6 +218,23 @@ def test_dft_hilbert_helmert_hadamard_fiedler(n):
     if n & (n - 1) == 0:
         for dt in (int, np.float32, np.complex64, np.int8):
             _cmp(gl.hadamard(n, dt), sl.hadamard(n, dt))
+
+
+@gpu
+def test_negative_and_float_orders_as_scipy():
+    # SciPy builds these from numpy.arange(n): a negative n is a 0x0 matrix,
+    # a float n is accepted where SciPy accepts it.
+    for call in (lambda m: m.hilbert(-1), lambda m: m.hilbert(0), lambda m: m.dft(-1),
+                 lambda m: m.dft(0), lambda m: m.dft(0, "n"), lambda m: m.dft(0, "sqrtn"),
+                 lambda m: m.dft(-3, "n"), lambda m: m.pascal(-1, exact=False),
+                 lambda m: m.pascal(-2, "lower", exact=False),
+                 lambda m: m.hadamard(2.0), lambda m: m.hadamard(4.0, np.float32),
+                 lambda m: m.hadamard(True), lambda m: m.dft(2.0), lambda m: m.dft(4.0, "n"),
+                 lambda m: m.dft(True)):
+        _cmp(call(gl), call(sl), rtol=1e-11, atol=1e-13)
+    # A non-integral float: ceil(n) rows over the period n, as SciPy.
+    for n, scale in [(2.5, None), (3.2, "sqrtn"), (0.5, "n")]:
+        _cmp(gl.dft(n, scale), sl.dft(n, scale), rtol=1e-11, atol=1e-13)
 
 
 @gpu
