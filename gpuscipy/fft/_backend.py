@@ -62,6 +62,29 @@ def set_backend(backend, coerce=False, only=False):
     Returns
     -------
     context manager
+        Activates ``backend`` on entry, restores the previous backends on
+        exit.
+
+    Raises
+    ------
+    ValueError
+        ``backend`` is a string other than 'scipy' ("Unknown backend"), or
+        an object whose ``__ua_domain__`` is not ``"numpy.scipy.fft"``.
+    AttributeError
+        ``backend`` has no ``__ua_domain__``.
+
+    Notes
+    -----
+    Delegates to :func:`scipy.fft.set_backend` (uarray); the errors above
+    are raised by the call, before the context is entered. With
+    :mod:`gpuscipy.fft` as ``backend``, functions called on gpuscipy_core
+    arrays run on the GPU; calls on host arrays, and the functions without
+    an array argument (fftfreq, rfftfreq, next_fast_len, prev_fast_len,
+    fhtoffset), answer ``NotImplemented`` and fall through to SciPy --
+    unless ``only=True`` or ``coerce=True`` (which implies ``only`` in
+    uarray), in which case they raise ``uarray.BackendNotImplementedError``
+    (a ``NotImplementedError``). :mod:`gpuscipy.fft` has no
+    ``__ua_convert__``: host arrays are never copied to the device.
     """
     return _sfft.set_backend(backend, coerce=coerce, only=only)
 
@@ -78,6 +101,23 @@ def skip_backend(backend):
     Returns
     -------
     context manager
+        Skips ``backend`` inside the context (nested contexts included).
+
+    Raises
+    ------
+    ValueError
+        ``backend`` is a string other than 'scipy' ("Unknown backend"), or
+        an object whose ``__ua_domain__`` is not ``"numpy.scipy.fft"``.
+    AttributeError
+        ``backend`` has no ``__ua_domain__``.
+
+    Notes
+    -----
+    Delegates to :func:`scipy.fft.skip_backend` (uarray). Skipping 'scipy'
+    while no other backend answers makes ``scipy.fft`` calls raise
+    ``uarray.BackendNotImplementedError``; skipping :mod:`gpuscipy.fft`
+    hands device arrays to the remaining backends (SciPy's, which works
+    on host arrays).
     """
     return _sfft.skip_backend(backend)
 
@@ -99,7 +139,21 @@ def set_global_backend(backend, coerce=False, only=False, try_last=False):
     Raises
     ------
     ValueError
-        If the backend does not implement ``numpy.scipy.fft``.
+        If the backend does not implement ``numpy.scipy.fft`` (its
+        ``__ua_domain__`` differs), or is a string other than 'scipy'
+        ("Unknown backend").
+    AttributeError
+        ``backend`` has no ``__ua_domain__``.
+
+    Notes
+    -----
+    Delegates to :func:`scipy.fft.set_global_backend` (uarray): the global
+    backend is process-wide, replaces SciPy's default ('scipy'), and is
+    tried after any :func:`set_backend` context and before the registered
+    backends. With :mod:`gpuscipy.fft` as the global backend, calls on host
+    arrays and the functions without an array argument find no
+    implementation and raise ``uarray.BackendNotImplementedError`` unless
+    'scipy' is also registered (``register_backend('scipy')``).
     """
     return _sfft.set_global_backend(backend, coerce=coerce, only=only,
                                     try_last=try_last)
@@ -116,7 +170,20 @@ def register_backend(backend):
     Raises
     ------
     ValueError
-        If the backend does not implement ``numpy.scipy.fft``.
+        If the backend does not implement ``numpy.scipy.fft`` (its
+        ``__ua_domain__`` differs), or is a string other than 'scipy'
+        ("Unknown backend").
+    AttributeError
+        ``backend`` has no ``__ua_domain__``.
+
+    Notes
+    -----
+    Delegates to :func:`scipy.fft.register_backend` (uarray). Registration
+    is permanent for the process (there is no unregister); registered
+    backends are tried after the global backend, unless a backend tried
+    before was set with ``only=True``. Registering :mod:`gpuscipy.fft` is
+    harmless for host arrays: it answers ``NotImplemented`` for them and
+    the next backend handles the call.
     """
     return _sfft.register_backend(backend)
 

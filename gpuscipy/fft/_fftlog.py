@@ -194,7 +194,29 @@ def fhtoffset(dln, mu, initial=0.0, bias=0.0):
     -------
     offset : float
         Optimal offset of the uniform logarithmic spacing of the transform
-        that fulfils a low-ringing condition.
+        that fulfils a low-ringing condition (a NumPy float64 scalar on
+        the host).
+
+    Raises
+    ------
+    ZeroDivisionError
+        ``dln`` is zero (a Python number).
+    TypeError
+        A non-numeric argument.
+
+    Notes
+    -----
+    With ``q = bias``, ``x+- = (mu + 1 +- q) / 2`` and ``y = pi / (2 dln)``
+    (the frequency of the Nyquist term of the FFTLog kernel), the phase of
+    that kernel coefficient (see :func:`fht`) is ``pi * t`` with
+
+    ``t = (ln 2 - offset) / dln + (Im lnGamma(x+ + iy) + Im lnGamma(x- + iy)) / pi``.
+
+    The low-ringing condition asks for this coefficient to be real, i.e.
+    ``t`` an integer; the returned offset is ``initial + (t - round(t)) dln``
+    with ``t`` evaluated at ``initial``, the nearest such value. Two
+    evaluations of :func:`scipy.special.loggamma` on the host; no device
+    work. Same definition as :func:`scipy.fft.fhtoffset`.
 
     References
     ----------

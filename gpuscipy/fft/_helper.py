@@ -250,7 +250,22 @@ def fftfreq(n, d=1.0, *, xp=None, device=None):
     Returns
     -------
     f : gpuscipy_core.ndarray, shape (n,), float64
-        Sample frequencies.
+        Sample frequencies, in cycles per unit of ``d`` (complex128 for a
+        complex ``d``, as NumPy).
+
+    Raises
+    ------
+    ValueError
+        ``n`` is not an integer ("n should be an integer"), or is negative.
+    ZeroDivisionError
+        ``n == 0`` or ``d == 0``.
+
+    Notes
+    -----
+    Computed on the host by :func:`numpy.fft.fftfreq` (``n`` values, cheap
+    next to any transform of that length) and copied to the current device
+    with one host-to-device copy; no kernel. The values are therefore
+    exactly NumPy's and SciPy's.
     """
     import gpuscipy_core as gp
     return gp.asarray(numpy.fft.fftfreq(n, d))
@@ -273,6 +288,22 @@ def rfftfreq(n, d=1.0, *, xp=None, device=None):
     Returns
     -------
     f : gpuscipy_core.ndarray, shape (n//2 + 1,), float64
+        Non-negative sample frequencies, in cycles per unit of ``d``
+        (complex128 for a complex ``d``). A negative ``n`` gives an empty
+        array, as NumPy.
+
+    Raises
+    ------
+    ValueError
+        ``n`` is not an integer ("n should be an integer").
+    ZeroDivisionError
+        ``n == 0`` or ``d == 0``.
+
+    Notes
+    -----
+    Computed on the host by :func:`numpy.fft.rfftfreq` and copied to the
+    current device with one host-to-device copy; no kernel. The values are
+    exactly NumPy's and SciPy's.
     """
     import gpuscipy_core as gp
     return gp.asarray(numpy.fft.rfftfreq(n, d))
@@ -344,7 +375,27 @@ def fftshift(x, axes=None):
     Returns
     -------
     y : gpuscipy_core.ndarray
-        The shifted array (a new C-contiguous array).
+        The shifted array: a new C-contiguous array of ``x``'s shape and
+        dtype, rolled by ``x.shape[a] // 2`` along each axis ``a`` of
+        ``axes``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a gpuscipy_core array (host data must be copied with
+        ``gpuscipy_core.asarray`` first), or an entry of ``axes`` is not an
+        integer.
+    numpy.exceptions.AxisError
+        An entry of ``axes`` is out of range.
+
+    Notes
+    -----
+    The roll is planned on the host from the shape alone: along each
+    rolled axis the output is two slices of the input (``out[k:] =
+    x[:n-k]``, ``out[:k] = x[n-k:]``), so ``k`` rolled axes make ``2**k``
+    strided device-to-device block copies (indexed assignments) into the
+    new array (none for an empty array), with no host synchronisation. An
+    axis named twice in ``axes`` is rolled twice, as in NumPy.
     """
     return _half_roll(x, axes, 1)
 
@@ -362,7 +413,22 @@ def ifftshift(x, axes=None):
     Returns
     -------
     y : gpuscipy_core.ndarray
-        The shifted array.
+        The shifted array: a new C-contiguous array of ``x``'s shape and
+        dtype, rolled by ``-(x.shape[a] // 2)`` along each axis ``a`` of
+        ``axes``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a gpuscipy_core array, or an entry of ``axes`` is not
+        an integer.
+    numpy.exceptions.AxisError
+        An entry of ``axes`` is out of range.
+
+    Notes
+    -----
+    The same block-copy roll as :func:`fftshift` (``2**k`` strided
+    device-to-device copies for ``k`` rolled axes), by the opposite amount.
     """
     return _half_roll(x, axes, -1)
 
@@ -397,7 +463,7 @@ def next_fast_len(target, real=False):
     Parameters
     ----------
     target : int
-        Length to start searching from. Must be a positive integer.
+        Length to start searching from; a non-negative integer.
     real : bool, optional
         Accepted for SciPy compatibility; cuFFT's fast sizes are the same
         for real and complex transforms.
@@ -410,7 +476,21 @@ def next_fast_len(target, real=False):
     Raises
     ------
     ValueError
-        ``target`` is negative.
+        ``target`` is negative ("Target length must be positive").
+    TypeError
+        ``target`` is not an integer (a float included).
+
+    Notes
+    -----
+    Pure Python integer arithmetic on the host, exact for any size (SciPy
+    raises OverflowError beyond the C ``ssize_t`` range). Targets up to 6
+    are returned as they are (0 included). Otherwise, for every product
+    ``p = 3**b * 5**c * 7**d`` up to about ``target``, the smallest
+    power-of-two multiple ``p * 2**a >= target`` is formed and the
+    smallest of these is returned: ``O(log(target)**3)`` candidates.
+    cuFFT's documentation names sizes ``2**a * 3**b * 5**c * 7**d`` as
+    the ones its algorithms are optimised for (NVIDIA, cuFFT Library
+    User's Guide).
 
     Differences from SciPy
     ----------------------
@@ -454,7 +534,7 @@ def prev_fast_len(target, real=False):
     Parameters
     ----------
     target : int
-        Maximum length to search down from. Must be a positive integer.
+        Maximum length to search down from; a non-negative integer.
     real : bool, optional
         Accepted for SciPy compatibility.
 
@@ -466,7 +546,17 @@ def prev_fast_len(target, real=False):
     Raises
     ------
     ValueError
-        ``target`` is negative.
+        ``target`` is negative ("Target length must be positive").
+    TypeError
+        ``target`` is not an integer (a float included).
+
+    Notes
+    -----
+    Pure Python integer arithmetic on the host, exact for any size. Targets
+    up to 6 are returned as they are. Otherwise, for every product
+    ``p = 3**b * 5**c * 7**d <= target``, the largest power-of-two multiple
+    ``p * 2**a <= target`` is ``p << (bit_length(target // p) - 1)``; the
+    largest of these is returned.
 
     Differences from SciPy
     ----------------------

@@ -250,7 +250,39 @@ class Generator:
         return self._bit_generator
 
     def spawn(self, n_children):
-        """``n_children`` independent generators (``SeedSequence.spawn``)."""
+        """Create new independent child generators.
+
+        Parameters
+        ----------
+        n_children : int
+            Number of children to create (non-negative).
+
+        Returns
+        -------
+        children : list of Generator
+            ``n_children`` new generators, each on a fresh ``Philox`` (counter
+            0) keyed from one child of the bit generator's ``SeedSequence``.
+
+        Raises
+        ------
+        TypeError
+            The bit generator was built from an explicit ``key`` and has no
+            ``SeedSequence`` to spawn from; ``n_children`` is not an integer.
+        OverflowError
+            ``n_children`` is negative (raised by ``SeedSequence.spawn``).
+
+        Notes
+        -----
+        Host only, no device work. ``numpy.random.SeedSequence.spawn`` gives
+        each child a distinct spawn key and counts the children it has made,
+        so a second call returns new children, different from the first
+        ones. Each child's 64-bit Philox key is two 32-bit words of its
+        ``SeedSequence.generate_state``; the parent's key and counter are
+        not touched. The children's streams differ by key, not by counter
+        range: two keys coincide with probability below ``m**2 / 2**65`` for
+        ``m`` generators, and Philox streams under different keys are
+        independent for practical purposes (Salmon et al. 2011).
+        """
         return [Generator(bg) for bg in self._bit_generator.spawn(n_children)]
 
     def __repr__(self):
@@ -268,47 +300,179 @@ class Generator:
         return self._bit_generator._fill(kind, o)
 
     def random(self, size=None, dtype=numpy.float64, out=None):
-        """Uniform floats on ``[0, 1)``.
+        """Return random floats in the half-open interval ``[0, 1)``.
 
         Parameters
         ----------
         size : int or tuple of ints, optional
-            Output shape (0-d when None).
-        dtype : {float64, float32}
-            float64 values are multiples of 2**-53 (53 random bits), float32
-            values multiples of 2**-24.
-        out : ndarray, optional
-            C-contiguous device array of ``dtype`` to fill.
+            Output shape; None (default) gives a 0-d array (NumPy would
+            return a scalar).
+        dtype : {numpy.float64, numpy.float32}, optional
+            Output dtype. float64 values are multiples of ``2**-53`` (53
+            random bits), float32 values multiples of ``2**-24``.
+        out : gpuscipy_core.ndarray, optional
+            C-contiguous device array of ``dtype`` to fill; when ``size`` is
+            also given it must equal ``out.shape``.
+
+        Returns
+        -------
+        out : gpuscipy_core.ndarray, shape ``size`` (or ``out.shape``), ``dtype``
+            Uniform values on ``[0, 1)`` in device memory (``out`` itself when
+            it was given).
 
         Raises
         ------
         TypeError
-            Unsupported dtype; ``out`` of the wrong dtype.
+            ``dtype`` is not float32 or float64; ``out`` is not a
+            gpuscipy_core array or has the wrong dtype; ``size`` is not an
+            integer or a sequence of integers.
         ValueError
-            Non-contiguous ``out``; ``size`` different from ``out.shape``.
+            ``out`` is not C-contiguous; ``size`` differs from ``out.shape``;
+            a negative dimension in ``size``.
+
+        Notes
+        -----
+        Counter layout: the bit generator's state is a 64-bit key and a
+        128-bit counter. A call producing ``n`` values reserves the
+        ``ceil(n / 2)`` (float64) or ``ceil(n / 4)`` (float32) consecutive
+        counter values starting at the current counter, and advances the
+        counter past them (on the host, under a lock, so threads sharing a
+        generator get disjoint blocks). Block ``j`` is one Philox4x32-10
+        evaluation of ``counter + j`` under the key and gives four 32-bit
+        words ``w0 .. w3``:
+
+        * float64: values ``2 j`` and ``2 j + 1`` are
+          ``((w0 >> 5) * 2**26 + (w1 >> 6)) * 2**-53`` and the same of
+          ``(w2, w3)``;
+        * float32: values ``4 j + t`` are ``(w_t >> 8) * 2**-24``, t = 0..3.
+
+        Every value is therefore a pure function of (key, counter, index):
+        the same on every GPU and for any grid or block size. One kernel
+        launch on the current stream (16-byte stores when ``out`` is
+        16-byte aligned), no host synchronisation; an empty result uses no
+        counter values. The stream is not NumPy's.
+
+        References
+        ----------
+        J. K. Salmon, M. A. Moraes, R. O. Dror and D. E. Shaw, "Parallel
+        random numbers: as easy as 1, 2, 3", SC11 (2011).
         """
         return self._floats("uniform", size, dtype, out, "random")
 
     def standard_normal(self, size=None, dtype=numpy.float64, out=None):
-        """Standard normal floats (mean 0, variance 1).
+        """Draw samples from a standard Normal distribution (mean 0, variance 1).
 
-        Box-Muller transform of pairs of uniforms (G. E. P. Box and M. E.
-        Muller, Ann. Math. Statist. 29(2), 1958), computed in the output
-        precision with straight-line log/sin/cos kernels (``_philox.cuh``:
-        float32 within a few ulp of the exact transform, float64 ~1 ulp). The tails are cut at 5.77 (float32) and 8.57 (float64),
-        where the uniforms' resolution ends; probability mass lost: 8e-9
-        and 1e-17.
+        Parameters
+        ----------
+        size : int or tuple of ints, optional
+            Output shape; None (default) gives a 0-d array.
+        dtype : {numpy.float64, numpy.float32}, optional
+            Output dtype; the transform is computed in this precision.
+        out : gpuscipy_core.ndarray, optional
+            C-contiguous device array of ``dtype`` to fill; when ``size`` is
+            also given it must equal ``out.shape``.
 
-        Parameters and errors as for :meth:`random`.
+        Returns
+        -------
+        out : gpuscipy_core.ndarray, shape ``size`` (or ``out.shape``), ``dtype``
+            Standard normal values in device memory (``out`` itself when it
+            was given).
+
+        Raises
+        ------
+        TypeError
+            ``dtype`` is not float32 or float64; ``out`` is not a
+            gpuscipy_core array or has the wrong dtype; ``size`` is not an
+            integer or a sequence of integers.
+        ValueError
+            ``out`` is not C-contiguous; ``size`` differs from ``out.shape``;
+            a negative dimension in ``size``.
+
+        Notes
+        -----
+        Box-Muller transform: from ``u`` in ``(0, 1)`` and ``v`` in
+        ``[0, 1)``, ``z0 = r cos(2 pi v)`` and ``z1 = r sin(2 pi v)`` with
+        ``r = sqrt(-2 ln u)``; both values of a pair are used. The
+        arithmetic is straight-line code of our own (``_philox.cuh``),
+        written for the arguments that can occur instead of the general
+        library functions:
+
+        * float32: one Philox block gives two pairs, from words ``(w0, w1)``
+          and ``(w2, w3)`` (``ceil(n / 4)`` counter values per call).
+          ``u = ((w >> 8) | 1) * 2**-24`` (an odd multiple of ``2**-24``,
+          never 0 or 1); the angle is the top 24 bits of the second word, in
+          turns. ``-2 ln u`` reduces ``u = m 2**e`` with ``m`` in
+          ``[2/3, 4/3)`` and evaluates a minimax polynomial in ``m - 1``
+          fitted for this code; the angle is reduced exactly, from its
+          integer bits, to a quadrant and ``|a| <= pi/4``, where sine and
+          cosine are minimax polynomials fitted for this code; the square
+          root is ``rsqrtf`` plus one Newton step. Measured over all inputs:
+          ``-2 ln u`` within 1.05 ulp, sine and cosine within 2 ulp, ``z``
+          within about 4 ulp of the exact transform of the same ``(u, v)``.
+        * float64: one block gives one pair (``ceil(n / 2)`` counter values):
+          ``u = (2 K + 1) * 2**-53`` with ``K`` 52 bits of ``(w0, w1)``, the
+          angle 53 bits of ``(w2, w3)``; ``log`` and ``sqrt`` are CUDA's
+          (within 1 ulp), sine and cosine the fdlibm kernel polynomials
+          after the same exact quadrant reduction (about 1 ulp).
+
+        As ``u >= 2**-24`` (float32) or ``2**-53`` (float64), ``|z|`` never
+        exceeds 5.77 or 8.57: tail probabilities of 8e-9 and 1e-17 are not
+        produced, as with any Box-Muller transform of uniforms of that
+        resolution. Counter use, reproducibility and launch as for
+        :meth:`random`. The values are not NumPy's (NumPy uses a ziggurat
+        method).
+
+        References
+        ----------
+        G. E. P. Box and M. E. Muller, "A note on the generation of random
+        normal deviates", Ann. Math. Statist. 29(2), 610-611 (1958).
         """
         return self._floats("normal", size, dtype, out, "standard_normal")
 
     def uniform(self, low=0.0, high=1.0, size=None):
-        """Uniform float64 on ``[low, high)``: ``low + (high - low) * random()``.
+        """Draw samples from a uniform distribution on ``[low, high)``.
 
-        ``low`` and ``high`` broadcast (device or host arrays). Raises
-        ``OverflowError`` when ``high - low`` is not finite, ``ValueError``
-        when ``size`` does not match the broadcast shape of the parameters.
+        Parameters
+        ----------
+        low, high : float or array_like of floats, optional
+            Lower and upper bound (defaults 0 and 1): scalars, host arrays
+            (copied to the device) or gpuscipy_core arrays; arrays broadcast
+            together. ``high < low`` is allowed, as in NumPy.
+        size : int or tuple of ints, optional
+            Output shape. None (default): the broadcast shape of ``low`` and
+            ``high`` (0-d for scalars). When given, both parameters must
+            broadcast to it.
+
+        Returns
+        -------
+        out : gpuscipy_core.ndarray, float64
+            Samples in device memory, of shape ``size`` or the broadcast
+            shape of the parameters.
+
+        Raises
+        ------
+        OverflowError
+            ``high - low`` is not finite (for any element): an infinite or
+            NaN bound, or a difference that overflows.
+        ValueError
+            ``size`` is not the broadcast shape of itself and the
+            parameters; the parameters do not broadcast together; a
+            negative dimension in ``size``.
+        TypeError
+            ``size`` is not an integer or a sequence of integers; a scalar
+            bound that ``float()`` rejects with TypeError (a complex one).
+
+        Notes
+        -----
+        ``low + (high - low) * u`` with ``u`` from :meth:`random` (float64,
+        53 random bits; counter use as there). With scalar bounds the
+        finiteness check is on the host and the scaling is done in place on
+        the device (nothing beyond :meth:`random` for the default
+        ``[0, 1)``). With array bounds, host arrays are copied to the device
+        (as float64 unless already floating), ``high - low`` is checked by a
+        device reduction with one host synchronisation, and the result is
+        two elementwise kernels. As in NumPy, rounding of
+        ``low + (high - low) * u`` can give ``high`` itself.
         """
         lo, hi = _as_param(low), _as_param(high)
         shape = _broadcast_size(size, (lo, hi))
@@ -327,10 +491,47 @@ class Generator:
         return lo + span * self.random(shape)
 
     def normal(self, loc=0.0, scale=1.0, size=None):
-        """Normal float64 with mean ``loc`` and standard deviation ``scale``
-        (``loc + scale * standard_normal()``; parameters broadcast).
+        """Draw samples from a normal (Gaussian) distribution.
 
-        Raises ``ValueError("scale < 0")`` for a negative scale.
+        Parameters
+        ----------
+        loc : float or array_like of floats, optional
+            Mean of the distribution (default 0): a scalar, a host array
+            (copied to the device) or a gpuscipy_core array.
+        scale : float or array_like of floats, optional
+            Standard deviation (default 1), non-negative; the same kinds as
+            ``loc``, broadcast with it.
+        size : int or tuple of ints, optional
+            Output shape. None (default): the broadcast shape of ``loc`` and
+            ``scale`` (0-d for scalars). When given, both parameters must
+            broadcast to it.
+
+        Returns
+        -------
+        out : gpuscipy_core.ndarray, float64
+            Samples in device memory, of shape ``size`` or the broadcast
+            shape of the parameters.
+
+        Raises
+        ------
+        ValueError
+            ``scale < 0`` (any element; NaN is not negative); ``size`` is
+            not the broadcast shape of itself and the parameters; the
+            parameters do not broadcast together; a negative dimension in
+            ``size``.
+        TypeError
+            ``size`` is not an integer or a sequence of integers; a scalar
+            parameter that ``float()`` rejects with TypeError (a complex
+            one).
+
+        Notes
+        -----
+        ``loc + scale * z`` with ``z`` from :meth:`standard_normal` in
+        float64 (Box-Muller; counter use and accuracy as there). Scalar
+        parameters are checked on the host and applied in place on the
+        device (nothing more for the defaults). An array ``scale`` is
+        checked for negative entries by a device reduction with one host
+        synchronisation; array parameters make two elementwise kernels.
         """
         mu, sigma = _as_param(loc), _as_param(scale)
         shape = _broadcast_size(size, (mu, sigma))
@@ -362,15 +563,58 @@ class Generator:
         low, high : int
             Bounds; ``high=None`` means ``[0, low)``.
         size : int or tuple of ints, optional
+            Output shape; None (default) gives a 0-d array.
         dtype : integer or bool dtype, default int64
+            Output dtype; the bounds must lie in its range.
         endpoint : bool
+            Include ``high`` (default False).
+
+        Returns
+        -------
+        out : gpuscipy_core.ndarray, shape ``size``, ``dtype``
+            Uniform integers in device memory.
 
         Raises
         ------
         ValueError
-            Empty range (``low >= high``), bounds outside ``dtype``.
+            Empty range: ``low >= high`` (``low > high`` with
+            ``endpoint``), or with ``high=None`` a ``low <= 0`` (``< 0``
+            with ``endpoint``; the message calls it ``high``); bounds
+            outside ``dtype``; a negative dimension in ``size``.
         TypeError
-            Non-integer dtype.
+            Non-integer dtype; ``size`` is not an integer or a sequence of
+            integers.
+        NotImplementedError
+            Array-valued ``low`` or ``high`` (host or device).
+
+        Notes
+        -----
+        Let ``R = top - low + 1`` be the number of values (``top`` the
+        highest one). A 64-bit word ``x`` gives ``r = (x * R) >> 64``, the
+        high word of the 128-bit product; the candidate is rejected when the
+        low word is below ``2**64 mod R`` (the modulo is computed only when
+        the low word is below ``R``), which leaves every ``r`` in
+        ``[0, R)`` exactly equally likely. ``R = 2**64`` (the full 64-bit
+        range) takes ``x`` as it is. The result is ``low + r`` in wrapping
+        unsigned 64-bit arithmetic, converted to ``dtype``.
+
+        Counter layout: a call of ``n`` values reserves ``n`` counter
+        values. Value ``i`` uses the Philox4x32-10 block of ``counter + i``:
+        its words ``(w1:w0)`` and ``(w3:w2)`` are the first two candidates.
+        When both are rejected (probability below ``(R / 2**64)**2``),
+        further blocks come from that counter with the attempt number
+        added to its top 32-bit word (``counter + i + attempt * 2**96``
+        modulo ``2**128``, out of reach of ordinary use), so each value
+        stays a pure function of (key, counter, index), independent of the
+        launch configuration.
+        Bounds are checked on the host (Python integers); one kernel launch
+        on the current stream, no host synchronisation. The values are not
+        NumPy's.
+
+        References
+        ----------
+        D. Lemire, "Fast random integer generation in an interval", ACM
+        Trans. Model. Comput. Simul. 29(1), 3:1-3:12 (2019).
         """
         dt = numpy.dtype(dtype)
         if dt.kind not in "biu":
@@ -423,21 +667,93 @@ class Generator:
         return _sorting.argsort(keys, kind="stable").astype(numpy.int64, copy=False)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-        """Random sample from ``range(a)`` or from ``a`` along ``axis``.
+        """Generate a random sample from ``range(a)`` or from ``a`` along ``axis``.
 
-        With replacement: uniform indices (:meth:`integers`), or with ``p``
-        the inverse CDF (cumulative sum of ``p``, a binary search per draw).
-        Without replacement: the ``k`` smallest of random 64-bit keys (a
-        uniformly random ``k``-subset in random order), or with ``p`` the
-        ``k`` largest of ``log(u) / p_i`` (Efraimidis & Spirakis, "Weighted
-        random sampling with a reservoir", Inf. Proc. Letters 97(5), 2006),
-        which draws the same distribution as successive weighted draws
-        without replacement.
+        Parameters
+        ----------
+        a : int or array_like
+            An integer: samples are drawn from ``range(a)``. An array (host
+            arrays and sequences are copied to the device): samples are
+            drawn from its entries along ``axis``.
+        size : int or tuple of ints, optional
+            Shape of the samples; None (default) draws one sample.
+        replace : bool, optional
+            Sample with replacement (default True).
+        p : 1-D array_like of floats, optional
+            Probabilities of the entries, length ``a`` (or ``a.shape[axis]``):
+            non-negative, summing to 1 within ``sqrt(eps)``. A host array or
+            a gpuscipy_core array; None (default) means uniform.
+        axis : int, optional
+            Axis of an array ``a`` to sample along (default 0).
+        shuffle : bool, optional
+            Accepted for NumPy compatibility and ignored: samples drawn
+            without replacement always come in random order (NumPy's
+            ``shuffle=True``).
 
-        Errors as NumPy's (``ValueError`` for a negative or empty population
-        with samples requested, ``p`` of the wrong size, negative or not
-        summing to 1, a sample larger than the population without
-        replacement).
+        Returns
+        -------
+        samples : gpuscipy_core.ndarray
+            For an integer ``a``: int64 indices of shape ``size`` (0-d when
+            ``size`` is None). For an array ``a``: its dtype, of shape
+            ``a.shape[:axis] + size + a.shape[axis + 1:]`` (``size`` read as
+            ``()`` when None).
+
+        Raises
+        ------
+        ValueError
+            ``a`` is a non-integer scalar or a 0-d array; ``a <= 0`` (integer)
+            or ``a`` empty along ``axis`` while samples are requested; ``p``
+            not 1-D, of the wrong length, containing NaN or negative values,
+            or not summing to 1; more samples than entries without
+            replacement; without replacement and with ``p``, more samples
+            than non-zero entries of ``p``; a negative dimension in ``size``.
+        numpy.exceptions.AxisError
+            ``axis`` is out of range for ``a``.
+        TypeError
+            ``size`` is not an integer or a sequence of integers.
+
+        Notes
+        -----
+        ``k`` indices into the population of ``m`` entries are drawn first,
+        then (array ``a``) the entries are gathered on the device:
+
+        * with replacement, no ``p``: :meth:`integers` ``(0, m, size=k)``
+          (Lemire's method, one counter value per sample);
+        * with replacement and ``p``: inverse CDF. The cumulative sum of
+          ``p`` is taken where ``p`` lives (``numpy.cumsum`` on the host,
+          then copied to the device; a device scan for a device ``p``); one
+          kernel draws a 53-bit uniform ``u`` per sample (two per Philox
+          block, ``ceil(k / 2)`` counter values) and binary-searches the
+          first ``j`` with ``cdf[j] > u * cdf[-1]``; entries with zero
+          probability are never returned;
+        * without replacement, no ``p``: sort of random keys -- the stable
+          argsort of ``m`` random 64-bit keys, first ``k`` taken: a
+          uniformly random ``k``-subset in random order. It sorts all ``m``
+          keys, whatever ``k``;
+        * without replacement and ``p``: the ``k`` largest of
+          ``log(1 - u_i) / p_i`` over the entries, ``u_i`` from
+          :meth:`random` (Efraimidis and Spirakis), in decreasing order,
+          which has the distribution of ``k`` successive weighted draws
+          without replacement; zero-probability entries get ``-inf`` and
+          are never among the ``k``.
+
+        The gather moves ``axis`` to the front (a contiguous copy when
+        needed) and copies whole rows with the widest machine word (8, 4, 2
+        or 1 bytes) that divides the row and both addresses; a transpose
+        copy puts the sample axes back in place. A host ``p`` is validated
+        on the host; a device ``p`` costs several device reductions, each
+        with a host synchronisation (NaN, sign, sum, non-zero count).
+
+        Differences from NumPy: ``shuffle`` is ignored (see above); the
+        values are not NumPy's.
+
+        References
+        ----------
+        P. S. Efraimidis and P. G. Spirakis, "Weighted random sampling with
+        a reservoir", Inf. Process. Lett. 97(5), 181-185 (2006).
+
+        D. Lemire, "Fast random integer generation in an interval", ACM
+        Trans. Model. Comput. Simul. 29(1), 2019.
         """
         from .._routines._creation import arange, asarray
         from .._ndarray import ndarray
@@ -556,11 +872,48 @@ class Generator:
         return numpy.cumsum(ph), int(numpy.count_nonzero(ph))
 
     def permutation(self, x, axis=0):
-        """A random permutation of ``range(x)`` (int ``x``) or a shuffled copy
-        of ``x`` along ``axis``.
+        """Randomly permute a sequence, or return a permuted range.
 
-        The order is the argsort of random 64-bit keys (a uniform
-        permutation up to key ties, probability below n**2 / 2**65).
+        Parameters
+        ----------
+        x : int or array_like
+            An integer: permute ``range(x)``. An array (host arrays and
+            sequences are copied to the device): return a permuted copy.
+        axis : int, optional
+            Axis of ``x`` along which to permute (default 0); the slices
+            along the other axes move together.
+
+        Returns
+        -------
+        out : gpuscipy_core.ndarray
+            For an integer ``x``: int64, shape ``(max(x, 0),)``. For an
+            array: a new C-contiguous array of ``x``'s shape and dtype.
+
+        Raises
+        ------
+        numpy.exceptions.AxisError
+            ``axis`` is out of range; ``x`` is 0-d (including a non-integer
+            scalar such as a float), as in NumPy.
+
+        Notes
+        -----
+        Sort of random keys: ``n = x.shape[axis]`` random 64-bit keys (raw
+        Philox4x32-10 words, ``ceil(n / 2)`` counter values) are argsorted
+        on the device with the stable LSD radix sort of
+        ``gpuscipy_core.argsort``; the resulting order is a uniformly
+        random permutation of ``range(n)`` except when two keys are equal
+        (probability below ``n**2 / 2**65``), where the stable sort keeps
+        their index order, so the result stays reproducible. For an array
+        the rows (``axis`` moved to the front, copied to contiguous memory
+        when needed) are gathered in that order by one kernel that copies
+        the widest machine word dividing the row and both addresses, and a
+        transpose copy puts ``axis`` back. No host synchronisation; an
+        empty result uses no counter values. The values are not NumPy's.
+
+        References
+        ----------
+        D. E. Knuth, The Art of Computer Programming, Vol. 2, 3rd ed.,
+        Sec. 3.4.2 (random permutations by sorting random keys).
         """
         from .._routines._creation import asarray
         from .._ndarray import ndarray
@@ -590,7 +943,38 @@ class Generator:
         return out
 
     def shuffle(self, x, axis=0):
-        """Shuffle the device array ``x`` in place along ``axis``."""
+        """Shuffle a device array in place along ``axis``.
+
+        Parameters
+        ----------
+        x : gpuscipy_core.ndarray
+            Array of any dtype with at least one dimension; modified in
+            place (it may be non-contiguous).
+        axis : int, optional
+            Axis along which to shuffle (default 0); the slices along the
+            other axes move together.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            ``x`` is not a gpuscipy_core array (host arrays and lists cannot
+            be shuffled in place on the GPU), or it is 0-d.
+        numpy.exceptions.AxisError
+            ``axis`` is out of range.
+
+        Notes
+        -----
+        Computes ``permutation(x, axis)`` (same method, same counter use,
+        so the same order as that call would give) into a new array and
+        copies it back into ``x`` with one device copy: it needs temporary
+        device memory of the size of ``x``.
+
+        Differences from NumPy: host arrays and sequences are rejected.
+        """
         from .._ndarray import ndarray
         if not isinstance(x, ndarray):
             raise TypeError("shuffle needs a gpuscipy_core.ndarray (it works in place)")
