@@ -25,6 +25,7 @@ import numpy
 
 from .._ndarray import ndarray, _basic_index
 from .._elementwise import broadcast_shapes, _scalar_bytes, run_elementwise
+from ._scan import _normalize_axis
 
 __all__ = ["take", "put", "take_along_axis", "put_along_axis", "choose",
            "diag_indices", "tril_indices", "triu_indices", "indices", "ix_"]
@@ -626,11 +627,6 @@ def _mode(mode):
         raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap' "
                          f"(got {mode!r})")
     return m
-
-
-def _normalize_axis(axis, ndim):
-    from numpy.lib.array_utils import normalize_axis_index
-    return normalize_axis_index(operator.index(axis), ndim)
 
 
 def _index_operand(indices, length, axis, mode):

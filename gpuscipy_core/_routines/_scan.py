@@ -70,6 +70,7 @@ import operator
 import warnings
 
 import numpy
+from numpy.lib.array_utils import normalize_axis_index
 
 from .._kernel._module import get_function
 from .._ndarray import ndarray, normalize_dtype
@@ -141,10 +142,10 @@ def _out(out):
 
 
 def _normalize_axis(axis, ndim):
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise numpy.exceptions.AxisError(axis, ndim)
-    return axis % ndim
+    """``axis`` as an index in ``range(ndim)``: NumPy's own check (TypeError
+    for a non-integer, AxisError out of range). The routines modules share
+    this one."""
+    return normalize_axis_index(operator.index(axis), ndim)
 
 
 def _prod(shape):

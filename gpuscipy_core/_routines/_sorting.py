@@ -89,7 +89,6 @@ D. Merrill and M. Garland, "Single-pass parallel prefix scan with decoupled
 look-back", NVIDIA NVR-2016-002, 2016.
 """
 
-import operator
 
 import numpy
 
@@ -97,6 +96,7 @@ from .._ndarray import ndarray
 from .._kernel._module import get_function
 from . import _creation
 from . import _sort_source as _src
+from ._scan import _normalize_axis
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "searchsorted", "unique",
            "lexsort", "sort_complex", "sort_inplace", "partition_inplace"]
@@ -161,17 +161,6 @@ def _check_kind(kind, stable):
 def _check_order(order):
     if order is not None:
         raise ValueError("Cannot specify order when the array has no fields.")
-
-
-def _normalize_axis(axis, ndim):
-    try:
-        ax = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an "
-                        "integer") from None
-    if not -ndim <= ax < ndim:
-        raise numpy.exceptions.AxisError(ax, ndim)
-    return ax % ndim
 
 
 def _to_rows(a, axis):
