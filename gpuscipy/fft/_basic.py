@@ -25,6 +25,7 @@ run on a private copy.
 """
 
 import operator
+from math import prod as _prod
 
 import numpy
 
@@ -38,12 +39,6 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft",
 # When the axes before the transformed one hold at most this many indices,
 # the strided plan is executed once per index instead of transposing.
 _LOOP_MAX = 8
-
-def _prod(t):
-    p = 1
-    for v in t:
-        p *= v
-    return p
 
 
 def _is_double(dt):

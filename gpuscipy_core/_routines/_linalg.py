@@ -27,10 +27,12 @@ NVIDIA, *cuBLAS Library User Guide*, sections ``cublas<t>gemm``,
 """
 
 import operator
+from math import prod as _prod
 
 import numpy
 
 from .._ndarray import ndarray, normalize_dtype, _strided_view
+from ._creation import asarray as _asarray
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "kron"]
 
@@ -41,13 +43,6 @@ _INT32_MAX = 2**31 - 1
 
 
 # ---------------------------------------------------------------- helpers
-
-def _asarray(x):
-    if isinstance(x, ndarray):
-        return x
-    from ._creation import asarray
-    return asarray(x)
-
 
 def _empty(shape, dtype):
     from ._creation import empty
@@ -69,12 +64,6 @@ def _multiply(a, b, out=None):
 def _fmt(shape):
     return "(" + ",".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
-
-def _prod(shape):
-    p = 1
-    for s in shape:
-        p *= s
-    return p
 
 
 def _with_shape(x, shape, strides):

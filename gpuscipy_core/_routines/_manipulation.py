@@ -17,6 +17,7 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from .._ndarray import ndarray, _strided_view
 from .._elementwise import broadcast_shapes, run_elementwise, ctype
 from . import _indexing
+from ._creation import asarray as _asarray
 
 __all__ = ["concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
            "split", "array_split", "hsplit", "vsplit", "dsplit", "pad", "flip",
@@ -25,11 +26,6 @@ __all__ = ["concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
            "broadcast_to", "broadcast_arrays", "diagonal", "trace", "tril", "triu",
            "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "ravel_multi_index",
            "unravel_index", "copyto"]
-
-
-def _asarray(a):
-    from ._creation import asarray
-    return asarray(a)
 
 
 def _fmt(shape):

@@ -46,6 +46,7 @@ import numpy
 from .._kernel._reduction_kernel import get_reduction, normalize_axes
 from .._kernel._ufunc_names import ctype
 from .._ndarray import ndarray, normalize_dtype
+from ._creation import asarray as _asarray
 
 __all__ = ["sum", "prod", "min", "max", "amin", "amax", "argmin", "argmax", "mean",
            "var", "std", "any", "all", "nansum", "nanprod", "nanmean", "nanmin",
@@ -61,13 +62,6 @@ _INDEX_MAX = "9223372036854775807LL"
 
 
 # ---------------------------------------------------------------- helpers
-
-def _asarray(a):
-    if isinstance(a, ndarray):
-        return a
-    from ._creation import asarray
-    return asarray(a)
-
 
 def _out(out):
     if out is None:

@@ -66,6 +66,7 @@ Look-back", NVIDIA Technical Report NVR-2016-002, 2016.
 """
 
 import functools
+from math import prod as _prod
 import operator
 import warnings
 
@@ -75,6 +76,7 @@ from numpy.lib.array_utils import normalize_axis_index
 from .._kernel._module import get_function
 from .._ndarray import ndarray, normalize_dtype
 from . import _scan_source as S
+from ._creation import asarray as _asarray
 
 __all__ = ["cumsum", "cumprod", "nancumsum", "nancumprod", "diff", "ediff1d",
            "bincount", "histogram", "histogram_bin_edges", "digitize"]
@@ -91,13 +93,6 @@ _SHORT = 64
 
 
 # ---------------------------------------------------------------- helpers
-
-def _asarray(a, dtype=None):
-    from ._creation import asarray
-    if isinstance(a, ndarray) and dtype is None:
-        return a
-    return asarray(a, dtype=dtype)
-
 
 def _aligned(a):
     """True when ``a``'s data pointer suits the kernels' loads of its dtype
@@ -147,12 +142,6 @@ def _normalize_axis(axis, ndim):
     this one."""
     return normalize_axis_index(operator.index(axis), ndim)
 
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _root(a):

@@ -96,6 +96,7 @@ from .._ndarray import ndarray
 from .._kernel._module import get_function
 from . import _creation
 from . import _sort_source as _src
+from ._creation import asarray as _asarray
 from ._scan import _normalize_axis
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "searchsorted", "unique",
@@ -119,12 +120,6 @@ def _launch(spec, grid, args):
 
 def _blocks(n):
     return (int(n) + _BLOCK - 1) // _BLOCK
-
-
-def _asarray(a):
-    if isinstance(a, ndarray):
-        return a
-    return _creation.asarray(a)
 
 
 def _key_info(dt):
