@@ -259,7 +259,9 @@ def status_source(real_char):
     """CUDA source of the status reduction (pure). Returns ``(source, name)``.
 
     One block: ``out[0]`` = any ``info > 0``, ``out[1]`` = any
-    ``!(rcond >= eps)`` (NaN counts as ill-conditioned, as ``_warn_rcond``).
+    ``!(rcond >= eps)`` (NaN counts as ill-conditioned, as ``_warn_rcond``),
+    ``out[2]`` = any of the device flags ``fin[0..nfin)`` false (inputs that
+    held inf or NaN, from ``all_finite(..., sync=False)``).
     """
     if real_char not in ("f", "d"):
         raise TypeError(f"lu status: unsupported rcond dtype {real_char!r}")
@@ -267,7 +269,8 @@ def status_source(real_char):
     name = f"gs_batched_lu_status_{real_char}"
     src = f"""
 extern "C" __global__ void __launch_bounds__(1024)
-{name}(const int* info, const {R}* rcond, long long n, {R} eps, int* out)
+{name}(const int* info, const {R}* rcond, long long n, {R} eps,
+       const bool* fin0, const bool* fin1, int* out)
 {{
   int bad_info = 0, bad_rc = 0;
   for (long long i = threadIdx.x; i < n; i += blockDim.x) {{
@@ -276,27 +279,37 @@ extern "C" __global__ void __launch_bounds__(1024)
   }}
   bad_info = __syncthreads_or(bad_info);
   bad_rc = __syncthreads_or(bad_rc);
-  if (threadIdx.x == 0) {{ out[0] = bad_info; out[1] = bad_rc; }}
+  if (threadIdx.x == 0) {{
+    out[0] = bad_info;
+    out[1] = bad_rc;
+    out[2] = (fin0 && !*fin0) || (fin1 && !*fin1);
+  }}
 }}
 """
     return src, name
 
 
-def lu_status(info, rcond, dtype):
-    """Device int32 array ``[any singular, any rcond < eps]`` of one batch
-    (``rcond`` may be None): one launch, so the caller reads back 8 bytes
-    and fetches ``info``/``rcond`` only when a flag is set."""
+def lu_status(info, rcond, dtype, finite=()):
+    """Device int32 array ``[any singular, any rcond < eps, any input not
+    finite]`` of one batch (``rcond`` may be None; ``finite``: up to two
+    0-d device bool flags from ``all_finite(x, sync=False)``, None entries
+    skipped): one launch, so the caller reads back 12 bytes and fetches
+    ``info``/``rcond`` only when a flag is set."""
     import gpuscipy_core as gp
     from gpuscipy_core._kernel import get_function
+    fin = [f.ptr for f in finite if f is not None]
+    if len(fin) > 2:
+        raise ValueError("lu_status: at most two finite flags")
+    fin += [0] * (2 - len(fin))
     rc_char = numpy.dtype(dtype).char.lower()
-    out = gp.empty((2,), numpy.int32)
+    out = gp.empty((3,), numpy.int32)
     src, name = status_source(rc_char)
     f = get_function(src, name)
     eps = numpy.finfo(rc_char).eps
     n = info.size
     f((1, 1, 1), (1024 if n > 256 else 256, 1, 1),
       (info.ptr, rcond.ptr if rcond is not None else 0, numpy.int64(n),
-       numpy.dtype(rc_char).type(eps), out.ptr))
+       numpy.dtype(rc_char).type(eps), fin[0], fin[1], out.ptr))
     return out
 
 

@@ -5,6 +5,7 @@ from numpy.linalg import LinAlgError          # the class scipy.linalg raises
 from scipy.linalg import LinAlgWarning        # SciPy's own warning class
 
 import gpuscipy_core as gp
+from gpuscipy_core._routines._reduction import all_finite as _all_finite
 
 __all__ = ["LinAlgError", "LinAlgWarning", "lapack_dtype", "asarray_validated",
            "as_square_matrix", "check_finite_array"]
@@ -32,11 +33,10 @@ def lapack_dtype(*dtypes):
 def check_finite_array(a, name="array"):
     """Raise ``ValueError`` (SciPy's message) if ``a`` holds inf or NaN.
 
-    One fused reduction on the device and one scalar read back.
+    One pass over ``a`` on the device (no temporary) and one scalar read back.
     """
-    if a.size and a.dtype.kind in "fc":
-        if not bool(gp.isfinite(a).all()):
-            raise ValueError("array must not contain infs or NaNs")
+    if not _all_finite(a):
+        raise ValueError("array must not contain infs or NaNs")
 
 
 def asarray_validated(a, check_finite=True, name="a"):

@@ -35,8 +35,10 @@ import warnings
 import numpy
 
 import gpuscipy_core as gp
+from gpuscipy_core._routines._reduction import all_finite
 
-from ._misc import LinAlgError, LinAlgWarning, lapack_dtype, asarray_validated
+from ._misc import (LinAlgError, LinAlgWarning, lapack_dtype, asarray_validated,
+                    check_finite_array)
 from . import _batched_lu as _bl
 from . import _solve_kernels as _sk
 from . import _banded
@@ -228,33 +230,63 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         else "unknown"
     if structure == "unknown":
         raise ValueError(f"{assume_a} is not a recognized matrix structure")
-    a1 = asarray_validated(a, check_finite)
-    b1 = asarray_validated(b, check_finite, "b")
+    a1 = asarray_validated(a, False)
+    b1 = asarray_validated(b, False, "b")
+    # SciPy checks finiteness before anything else. The check of the inputs
+    # as given is deferred: into the status read back of the warp LU path,
+    # otherwise to just before the first error or device work (``finite``).
+    inputs = (a1, b1) if check_finite else ()
+
+    def finite():
+        nonlocal inputs
+        for x, name in zip(inputs, ("a", "b")):
+            check_finite_array(x, name)
+        inputs = ()
+
     if a1.ndim < 2:
         a1 = a1.reshape((1,) * (2 - a1.ndim) + a1.shape)
     if b1.ndim == 0:
         b1 = b1.reshape((1,))
     dt = lapack_dtype(a1.dtype, b1.dtype)
     if a1.shape[-1] != a1.shape[-2]:
+        finite()
         raise ValueError(f"Expected square matrix, got a1.shape={a1.shape}")
     if dt.kind == "c" and transposed:
+        finite()
         raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b "
                                   "or a^H x = b for complex matrices.")
-    b_is_1d = b1.ndim == 1 or _b_as_vectors("solve", a1, b1, a1.shape[-1])
+    try:
+        b_is_1d = b1.ndim == 1 or _b_as_vectors("solve", a1, b1, a1.shape[-1])
+    except ValueError:
+        finite()
+        raise
     if b_is_1d:
         b1 = b1.reshape(b1.shape + (1,))
     a_is_scalar = a1.size == 1
     if b1.shape[-2] != a1.shape[-1] and not a_is_scalar:
+        finite()
         raise ValueError(f"incompatible shapes: a1.shape={a1.shape} and b1.shape={b1.shape}")
-    batch = numpy.broadcast_shapes(a1.shape[:-2], b1.shape[:-2])
+    try:
+        batch = numpy.broadcast_shapes(a1.shape[:-2], b1.shape[:-2])
+    except ValueError:
+        finite()
+        raise
     a1 = _broadcast(a1, batch + a1.shape[-2:])
     b1 = _broadcast(b1, batch + b1.shape[-2:])
     if a1.size == 0 or b1.size == 0:
         x = gp.empty(b1.shape, dt)
         return x[..., 0] if b_is_1d else x
+    if structure == "gen" and a1.shape[-1] <= _bl.MAX_N:
+        pending, inputs = inputs, ()     # folded into the kernel's status
+    else:
+        finite()
+        pending = ()
     a1 = a1.astype(dt, copy=False)
     b1 = b1.astype(dt, copy=False)
     if a_is_scalar:
+        if pending:
+            inputs = pending
+            finite()
         if float(gp.abs(a1).max()) == 0:
             raise LinAlgError("A singular matrix detected.")
         out = b1 / a1
@@ -269,7 +301,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         x = _solve_any(_hermitian_from(a1, lower, structure == "her"), b1, "gen", lower,
                        transposed)
     else:
-        x = _solve_any(a1, b1, structure, lower, transposed)
+        x = _solve_any(a1, b1, structure, lower, transposed, pending)
     return x[..., 0] if b_is_1d else x
 
 
@@ -430,18 +462,23 @@ def _solve_tridiag(a1, b1, transposed):
     return x.reshape(batch + (n, k))
 
 
-def _solve_any(a1, b1, structure, lower, transposed):
+def _solve_any(a1, b1, structure, lower, transposed, check=()):
+    """General (LU) or 'pos' (Cholesky) systems. ``check``: the inputs as
+    given whose finiteness is still to be checked (warp LU path only)."""
     n, k = a1.shape[-1], b1.shape[-1]
     batch = a1.shape[:-2]
     dt = a1.dtype
     if structure == "pos":
         return _solve_pos(a1, b1, lower)
     if n <= _bl.MAX_N:
+        fin = [all_finite(x, sync=False) for x in check]
         a3, b3 = _stack(a1, (n, n)), _stack(b1, (n, k))
         res = _bl.batched_lu(a3, b3, trans=1 if transposed else 0, want_rcond=True)
-        # one 8-byte read back: [any singular, any rcond < eps]; the full
-        # info/rcond arrays only come back when a flag is set
-        st = _bl.lu_status(res["info"], res["rcond"], dt).get()
+        # one 12-byte read back: [any singular, any rcond < eps, any input
+        # not finite]; info/rcond only come back when a flag is set
+        st = _bl.lu_status(res["info"], res["rcond"], dt, fin).get()
+        if st[2]:
+            raise ValueError("array must not contain infs or NaNs")
         if st[0]:
             _singular(res["info"].get())
         if st[1]:

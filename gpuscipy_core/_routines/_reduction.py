@@ -275,6 +275,8 @@ def _logical_kernel(op, in_dt, out_dt):
         parts = ("long long", "(long long)gs::cast<bool>(x)", "a + b", "0LL")
     elif op == "any_nan":
         parts = ("bool", "gs::red::is_nan(x)", "a || b", "false")
+    elif op == "all_finite":
+        parts = ("bool", "gs::red::is_finite(x)", "a && b", "true")
     else:  # any_le: any(x <= limit)
         parts = ("bool", "(double)x <= limit", "a || b", "false")
     scalars = (("double", "limit", 8, 8),) if op == "any_le" else ()
@@ -286,7 +288,8 @@ def _logical_kernel(op, in_dt, out_dt):
 
 
 def _flag(op, x, limit=None):
-    """bool(any(isnan(x))) or bool(any(x <= limit)) -- a device sync."""
+    """bool(any(isnan(x))), bool(all(isfinite(x))) or bool(any(x <= limit)):
+    one fused reduction (no temporary) and a device sync."""
     red = _logical_kernel(op, x.dtype, _BOOL)
     scalars = () if limit is None else (struct.pack("<d", float(limit)),)
     r = _run(red, [x], None, tuple(range(x.ndim)), False, scalars)
@@ -454,6 +457,23 @@ def all(a, axis=None, out=None, keepdims=False):
     return _logical("all", a, axis, out, keepdims)
 
 
+def all_finite(a, sync=True):
+    """``bool(isfinite(a).all())`` in one pass over ``a`` (no boolean
+    temporary) and one device sync; True for integer, bool and empty ``a``.
+
+    With ``sync=False`` nothing is read back: the result is a 0-d device
+    bool array, or None where ``a`` cannot hold inf or NaN (empty, integer,
+    bool), for a caller that folds it into a later read back.
+    """
+    a = _asarray(a)
+    if a.size == 0 or a.dtype.kind not in "fc":
+        return True if sync else None
+    if sync:
+        return _flag("all_finite", a)
+    return _run(_logical_kernel("all_finite", a.dtype, _BOOL), [a], None,
+                tuple(range(a.ndim)), False)
+
+
 def count_nonzero(a, axis=None, *, keepdims=False):
     """Number of nonzero elements along the axes (int64; a 0-d array when
     ``axis`` is None)."""
@@ -605,6 +625,7 @@ def _builtin_reductions(dt, casts=False):
     out.append(_mean_kernel(dt, comp, res, res))
     if fc:
         out.append(_logical_kernel("any_nan", dt, _BOOL))
+        out.append(_logical_kernel("all_finite", dt, _BOOL))
         out.append(_nanmean_kernel(dt, comp, res, res))
     comp = _F8 if dt.kind in "biu" else dt
     mean_dt = _C16 if comp.kind == "c" else _F8

@@ -518,3 +518,26 @@ def test_reduction_kernel_two_outputs():
     lo, hi = k(gp.asarray(h), axis=1)
     np.testing.assert_array_equal(gp.asnumpy(lo), h.min(1))
     np.testing.assert_array_equal(gp.asnumpy(hi), h.max(1))
+
+
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=dtype_id)
+def test_all_finite(dt):
+    # the fused isfinite-all used by linalg's check_finite: one special value
+    # anywhere (either component of a complex), views, empty
+    from gpuscipy_core._routines._reduction import all_finite
+    dt = np.dtype(dt)
+    rng = np.random.default_rng(5)
+    h = random_array((37, 129), dt, rng)
+    assert all_finite(gp.asarray(h)) is True
+    assert all_finite(gp.empty((0, 3), dt)) is True
+    if dt.kind not in "fc":
+        return
+    for val in (np.nan, np.inf, -np.inf):
+        for pos in ((0, 0), (36, 128), (17, 64)):
+            for imag in ((False, True) if dt.kind == "c" else (False,)):
+                g = h.copy()
+                g[pos] = complex(g[pos].real, val) if imag else val
+                d = gp.asarray(g)
+                assert all_finite(d) is False
+                assert all_finite(d[::-2, 1::3]) is bool(np.isfinite(g[::-2, 1::3]).all())
+                assert all_finite(d.T) is False

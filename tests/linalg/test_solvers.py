@@ -493,6 +493,59 @@ def test_solve_bad_input():
 
 
 @gpu
+@pytest.mark.parametrize("n", [1, 8, 32, 40])
+@pytest.mark.parametrize("where", ["a", "b", "both"])
+@pytest.mark.parametrize("assume_a", [None, "pos", "sym"])
+def test_solve_check_finite(n, where, assume_a):
+    # the warp LU path folds the finite check into its status read back; the
+    # error must still be SciPy's ValueError, ahead of a singular matrix or
+    # a shape error, for a stack and for one system, and check_finite=False
+    # must not raise it
+    gp, linalg = _gp()
+    rng = np.random.default_rng(n)
+    for batch in ((), (3,)):
+        a = np.eye(n) + 0.01 * rng.standard_normal(batch + (n, n))
+        a = a @ np.swapaxes(a, -1, -2)
+        b = rng.standard_normal(batch + (n,) if not batch else batch + (n, 1))
+        for val in (np.nan, np.inf):
+            ah, bh = a.copy(), b.copy()
+            if where in ("a", "both"):
+                ah[(...,) + (n - 1, 0)] = val
+            if where in ("b", "both"):
+                bh.reshape(-1)[-1] = val
+            with pytest.raises(ValueError, match="infs or NaNs"):
+                sl.solve(ah, bh, assume_a=assume_a)
+            with pytest.raises(ValueError, match="infs or NaNs"):
+                linalg.solve(gp.asarray(ah), gp.asarray(bh), assume_a=assume_a)
+            # singular and not finite: the ValueError wins
+            sing = ah.copy()
+            sing[..., 0, :] = 0
+            if where != "b":
+                sing[(...,) + (n - 1, 0)] = val
+            with pytest.raises(ValueError, match="infs or NaNs"):
+                linalg.solve(gp.asarray(sing), gp.asarray(bh), assume_a=assume_a)
+            # not finite and a shape error: SciPy checks finiteness first
+            if where != "b":
+                with pytest.raises(ValueError, match="infs or NaNs"):
+                    sl.solve(ah, np.ones(n + 1), assume_a=assume_a)
+                with pytest.raises(ValueError, match="infs or NaNs"):
+                    linalg.solve(gp.asarray(ah), gp.asarray(np.ones(n + 1)),
+                                 assume_a=assume_a)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    linalg.solve(gp.asarray(ah), gp.asarray(bh), assume_a=assume_a,
+                                 check_finite=False)
+                except ValueError as e:
+                    pytest.fail(f"check_finite=False raised {e}")
+                except np.linalg.LinAlgError:
+                    pass                  # NaN pivots may be reported singular
+    # finite input with check_finite: no error on any path
+    x = linalg.solve(gp.asarray(np.eye(n)), gp.asarray(np.ones(n)))
+    np.testing.assert_array_equal(x.get(), np.ones(n))
+
+
+@gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", [1, 5, 32, 50])
 def test_lu_factor_solve(dtype, n):

@@ -64,6 +64,11 @@ GS_FI bool is_nan(float x) { return ::isnan(x); }
 GS_FI bool is_nan(double x) { return ::isnan(x); }
 GS_FI bool is_nan(half x) { return (x.bits & 0x7fffu) > 0x7c00u; }
 template <class T> GS_FI bool is_nan(const complex<T>& z) { return ::isnan(z.re) || ::isnan(z.im); }
+template <class T> GS_FI bool is_finite(const T&) { return true; }  // bool, integers
+GS_FI bool is_finite(float x) { return ::isfinite(x); }
+GS_FI bool is_finite(double x) { return ::isfinite(x); }
+GS_FI bool is_finite(half x) { return (x.bits & 0x7c00u) != 0x7c00u; }
+template <class T> GS_FI bool is_finite(const complex<T>& z) { return ::isfinite(z.re) && ::isfinite(z.im); }
 
 // a < b; complex numbers are ordered lexicographically (NumPy's order).
 template <class T> GS_FI bool lt(const T& a, const T& b) { return a < b; }
