@@ -260,8 +260,8 @@ def status_source(real_char):
 
     One block: ``out[0]`` = any ``info > 0``, ``out[1]`` = any
     ``!(rcond >= eps)`` (NaN counts as ill-conditioned, as ``_warn_rcond``),
-    ``out[2]`` = any of the device flags ``fin[0..nfin)`` false (inputs that
-    held inf or NaN, from ``all_finite(..., sync=False)``).
+    ``out[2]`` = ``fin0`` or ``fin1`` (device bools from ``all_finite(...,
+    sync=False)``; null pointers are skipped) false: an input held inf or NaN.
     """
     if real_char not in ("f", "d"):
         raise TypeError(f"lu status: unsupported rcond dtype {real_char!r}")

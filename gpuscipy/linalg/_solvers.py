@@ -255,11 +255,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         finite()
         raise NotImplementedError("scipy.linalg.solve can currently not solve a^T x = b "
                                   "or a^H x = b for complex matrices.")
-    try:
-        b_is_1d = b1.ndim == 1 or _b_as_vectors("solve", a1, b1, a1.shape[-1])
-    except ValueError:
-        finite()
-        raise
+    b_is_1d = b1.ndim == 1 or _b_as_vectors("solve", a1, b1, a1.shape[-1])
     if b_is_1d:
         b1 = b1.reshape(b1.shape + (1,))
     a_is_scalar = a1.size == 1
@@ -276,17 +272,12 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if a1.size == 0 or b1.size == 0:
         x = gp.empty(b1.shape, dt)
         return x[..., 0] if b_is_1d else x
-    if structure == "gen" and a1.shape[-1] <= _bl.MAX_N:
-        pending, inputs = inputs, ()     # folded into the kernel's status
-    else:
+    if structure != "gen" or a1.shape[-1] > _bl.MAX_N or a_is_scalar:
         finite()
-        pending = ()
+    pending, inputs = inputs, ()       # left: folded into the warp LU's status
     a1 = a1.astype(dt, copy=False)
     b1 = b1.astype(dt, copy=False)
     if a_is_scalar:
-        if pending:
-            inputs = pending
-            finite()
         if float(gp.abs(a1).max()) == 0:
             raise LinAlgError("A singular matrix detected.")
         out = b1 / a1
