@@ -130,13 +130,20 @@ def getrf(a, fast=False):
 
 
 def getrs(lu, ipiv, b, trans=OP_N):
-    """Solve with getrf's factor in place in F-ordered ``b`` ((n,) or (n, k))."""
-    libs, cs = _libs(), _cusolver()
-    h = libs.get_handle("cusolver")
+    """Solve with getrf's factor in place in F-ordered ``b`` ((n,) or (n, k)).
+
+    cuSOLVER ``Xgetrs``; with ``GPUSCIPY_GETRS=kernel``, up to four
+    right-hand sides go through ``_trsv`` (one launch per triangle).
+    """
     n = lu.shape[0]
     nrhs = _nrhs(b)
     if n == 0 or nrhs == 0:
         return b
+    from . import _trsv
+    if _trsv.enabled() and _trsv.available(n, nrhs, lu.dtype):
+        return _trsv.getrs(lu, _trsv.lu_perm(ipiv), b, trans)
+    libs, cs = _libs(), _cusolver()
+    h = libs.get_handle("cusolver")
     dt = libs.cuda_data_type(lu.dtype)
     info = gp.empty((1,), numpy.int32)
     cs.cusolverDnXgetrs(h, _dn_params(), _op(trans), n, nrhs, dt, lu.ptr, _ld(lu),
