@@ -141,7 +141,7 @@ def getrs(lu, ipiv, b, trans=OP_N):
         return b
     from . import _trsv
     if _trsv.enabled() and _trsv.available(n, nrhs, lu.dtype):
-        return _trsv.getrs(lu, _trsv.lu_perm(ipiv), b, trans)
+        return _trsv.getrs(lu, _trsv.lu_perm_cached(ipiv), b, trans)
     libs, cs = _libs(), _cusolver()
     h = libs.get_handle("cusolver")
     dt = libs.cuda_data_type(lu.dtype)

@@ -190,3 +190,15 @@ def test_gpu_solve_with_kernels(dtype, n, monkeypatch):
         sl.solve(ill, b_h)
     with pytest.warns(sl.LinAlgWarning):
         linalg.solve(gp.asarray(ill), gp.asarray(b_h))
+
+
+def test_perm_cache_is_per_ipiv_object(monkeypatch):
+    calls = []
+    monkeypatch.setattr(M, "lu_perm", lambda ipiv: calls.append(ipiv) or object())
+    monkeypatch.setattr(M, "_last", __import__("threading").local())
+    a, b = object(), object()
+    p1 = M.lu_perm_cached(a)
+    assert M.lu_perm_cached(a) is p1 and len(calls) == 1
+    p2 = M.lu_perm_cached(b)
+    assert p2 is not p1 and len(calls) == 2
+    assert M.lu_perm_cached(a) is not p1 and len(calls) == 3   # one entry
