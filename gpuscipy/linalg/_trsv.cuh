@@ -191,9 +191,11 @@ __device__ __forceinline__ void trsv_body(
         }
       }
     }
-    __threadfence();
     __syncwarp();
-    if (tid == 0) atomicExch(flags + r, 1);
+    if (tid == 0) {
+      __threadfence();
+      atomicExch(flags + r, 1);
+    }
   }
 }
 
@@ -216,7 +218,7 @@ gs_lu_perm(const long long* __restrict__ ipiv, int n, int* __restrict__ perm) {
     if (threadIdx.x == 0) {
       for (int e = 0; e < m; ++e) {
         const int i = base + e, j = ch[e];
-        if (j != i) {
+        if ((unsigned)j < (unsigned)n && j != i) {   // a bad pivot is ignored, not written
           const int tmp = p[i];
           p[i] = p[j];
           p[j] = tmp;

@@ -105,6 +105,8 @@ def lu_perm(ipiv):
     n = ipiv.shape[0]
     if n > MAX_N:
         raise ValueError(f"lu_perm: n must be <= {MAX_N}, got {n}")
+    if numpy.dtype(ipiv.dtype) != numpy.int64:
+        raise TypeError(f"lu_perm: ipiv must be int64, got {ipiv.dtype}")
     perm = gp.empty((n,), numpy.int32)
     if n:
         f = get_function(*perm_source())
@@ -116,16 +118,18 @@ _last = threading.local()
 
 
 def lu_perm_cached(ipiv):
-    """``lu_perm(ipiv)``, reused while the same ``ipiv`` object comes back
-    (solve's three getrs calls share one factor; the permutation kernel is
-    one thread's chain of n swaps, ~0.1 ms at n = 4096). getrf's pivots are
-    never modified in place, and the cache holds ``ipiv`` so its identity
-    cannot be reused."""
-    hit = getattr(_last, "pair", None)
-    if hit is not None and hit[0] is ipiv:
-        return hit[1]
+    """``lu_perm(ipiv)``, reused while the same ``ipiv`` object comes back on
+    the same stream (solve's three getrs calls share one factor; the
+    permutation kernel is one thread's chain of n swaps, ~0.1 ms at
+    n = 4096). getrf's pivots are never modified in place, and the cache
+    holds ``ipiv`` so its identity cannot be reused."""
+    from gpuscipy_core._cuda._stream import get_current_stream_ptr
+    stream = get_current_stream_ptr()
+    hit = getattr(_last, "entry", None)
+    if hit is not None and hit[0] is ipiv and hit[1] == stream:
+        return hit[2]
     perm = lu_perm(ipiv)
-    _last.pair = (ipiv, perm)
+    _last.entry = (ipiv, stream, perm)
     return perm
 
 
@@ -249,11 +253,12 @@ def model_getrs(lu, ipiv, b, trans=0):
     perm = model_perm(ipiv)
     bs = block_size(lu.dtype)
     out = numpy.empty_like(b2)
-    lo, up = numpy.tril(lu), numpy.triu(lu)
+    # the packed factor, as the kernels read it: each solve must touch only
+    # its own triangle (and the diagonal only when not unit)
     if trans == 0:
-        y = _model_trsv(lo, True, 0, True, b2, bs, gather=perm)
-        _model_trsv(up, False, 0, False, y, bs, out=out)
+        y = _model_trsv(lu, True, 0, True, b2, bs, gather=perm)
+        _model_trsv(lu, False, 0, False, y, bs, out=out)
     else:
-        y = _model_trsv(up, True, trans, False, b2, bs)
-        _model_trsv(lo, False, trans, True, y, bs, scatter=perm, out=out)
+        y = _model_trsv(lu, True, trans, False, b2, bs)
+        _model_trsv(lu, False, trans, True, y, bs, scatter=perm, out=out)
     return out.reshape(numpy.shape(b))

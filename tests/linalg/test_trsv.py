@@ -127,7 +127,7 @@ def _factor(a_h):
 
 @gpu
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("n", [1, 31, 64, 65, 300, 1000])
+@pytest.mark.parametrize("n", [1, 31, 32, 33, 64, 65, 300, 1000])
 def test_gpu_getrs_matches_lu_solve(dtype, n):
     import gpuscipy_core as gp
     rng = np.random.default_rng(n)
@@ -169,6 +169,43 @@ def test_gpu_large_and_repeated():
 
 
 @gpu
+def test_gpu_many_chained_blocks_repeated():
+    # complex128 at MAX_N: 256 blocks of 32 rows chained through flags, more
+    # blocks than run at once, repeated so an ordering race can show
+    import gpuscipy_core as gp
+    n = M.MAX_N
+    rng = np.random.default_rng(2)
+    a_h = _well(rng, n, "D")
+    lu, ipiv = _factor(a_h)
+    perm = M.lu_perm(ipiv)
+    b_h = _well(rng, n, "D", 2)
+    ref = None
+    for it in range(10):
+        b = gp.empty((n, 2), np.complex128, order="F")
+        b[...] = gp.asarray(b_h)
+        M.getrs(lu, perm, b, 1 + it % 2)
+        x = b.get()
+        if it < 2:
+            ref2 = sl.solve(a_h, b_h, transposed=True) if it == 0 else \
+                sl.solve(a_h.conj(), b_h, transposed=True)
+            assert _err(x, ref2) < 1e-10
+            ref = (x, None) if it == 0 else (ref[0], x)
+        else:   # the same launch again: bitwise the same answer
+            np.testing.assert_array_equal(x, ref[it % 2])
+
+
+def test_lu_perm_argument_checks():
+    class Fake:
+        shape = (10,)
+        dtype = np.dtype(np.int32)
+    with pytest.raises(TypeError, match="int64"):
+        M.lu_perm(Fake())
+    Fake.shape = (M.MAX_N + 1,)
+    with pytest.raises(ValueError):
+        M.lu_perm(Fake())
+
+
+@gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", [40, 300])
 def test_gpu_solve_with_kernels(dtype, n, monkeypatch):
@@ -196,6 +233,8 @@ def test_perm_cache_is_per_ipiv_object(monkeypatch):
     calls = []
     monkeypatch.setattr(M, "lu_perm", lambda ipiv: calls.append(ipiv) or object())
     monkeypatch.setattr(M, "_last", __import__("threading").local())
+    import gpuscipy_core._cuda._stream as st
+    monkeypatch.setattr(st, "get_current_stream_ptr", lambda: 0)
     a, b = object(), object()
     p1 = M.lu_perm_cached(a)
     assert M.lu_perm_cached(a) is p1 and len(calls) == 1
