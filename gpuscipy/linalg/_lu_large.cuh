@@ -80,11 +80,12 @@ __device__ __forceinline__ gs::complex<R> ld_cg_t(const gs::complex<R>* p) {
   return gs::complex<R>(q[0], q[1]);
 }
 
-// a[j] / a[j] = v for a runtime j without dynamic register indexing (which
-// would put the array in local memory): a select chain over the unrolled
-// indices. Loops over j stay rolled, so the code is a small hot loop: fully
-// unrolled NB-step loops are tens of KB of straight-line code run once per
-// panel, fetched cold from L2 (measured ~2-4 us per step on an H200).
+// Read a[j] (pick) or write a[j] = v (put) for a runtime j without dynamic
+// register indexing, which would put the array in local memory: a select
+// chain over the unrolled indices. Loops over j stay rolled, so the code is
+// a small hot loop: fully unrolled NB-step loops were tens to hundreds of
+// KB of straight-line code run once per panel, fetched cold from L2
+// (measured ~2-4 us per step on an H200).
 template <class T, int NB>
 __device__ __forceinline__ T pick(const T (&a)[NB], int j) {
   T v = a[0];
