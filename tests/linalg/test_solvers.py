@@ -524,13 +524,16 @@ def test_solve_check_finite(n, where, assume_a):
                 sing[(...,) + (n - 1, 0)] = val
             with pytest.raises(ValueError, match="infs or NaNs"):
                 linalg.solve(gp.asarray(sing), gp.asarray(bh), assume_a=assume_a)
-            # not finite and a shape error: SciPy checks finiteness first
+            # not finite and a shape error: the installed SciPy decides which
+            # error comes first (1.17 checks finiteness first)
             if where != "b":
-                with pytest.raises(ValueError, match="infs or NaNs"):
+                with pytest.raises(ValueError) as ref:
                     sl.solve(ah, np.ones(n + 1), assume_a=assume_a)
-                with pytest.raises(ValueError, match="infs or NaNs"):
+                with pytest.raises(ValueError) as got:
                     linalg.solve(gp.asarray(ah), gp.asarray(np.ones(n + 1)),
                                  assume_a=assume_a)
+                assert ("infs or NaNs" in str(got.value)) == \
+                    ("infs or NaNs" in str(ref.value)), (str(got.value), str(ref.value))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
