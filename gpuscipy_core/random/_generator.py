@@ -484,9 +484,9 @@ class Generator:
                 u *= (hi - lo)
                 u += lo
             return u
-        import gpuscipy_core as gp
+        from .._routines._reduction import all_finite
         span = hi - lo
-        if not bool(gp.isfinite(span).all()):
+        if not all_finite(span):
             raise OverflowError("high - low range exceeds valid bounds")
         return lo + span * self.random(shape)
 
