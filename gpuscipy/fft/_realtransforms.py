@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 import numpy
 
+from gpuscipy_core._kernel._nvrtc import read_source
+
 from . import _helper as h
 from ._plan import execute, get_plan
 
@@ -120,10 +122,8 @@ KERNELS = ("dct2_pre", "dct2_post_r2c", "dct2_post_c2c", "dct3_pre", "dct3_post"
            "dct1_post", "dst1_pre", "dst1_post")
 
 
-@functools.lru_cache(maxsize=None)
 def _header():
-    with open(os.path.join(_HERE, "_realtransforms.cuh")) as f:
-        return f.read()
+    return read_source(os.path.join(_HERE, "_realtransforms.cuh"))
 
 
 def kernel_name(op, dtype, dst, unit):

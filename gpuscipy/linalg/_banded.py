@@ -30,12 +30,11 @@ import functools
 
 import numpy
 
+from ._misc import LAPACK_CHARS, device_types
+
 __all__ = ["MAX_KL", "gbsv_source", "gbsv"]
 
 MAX_KL = 31
-_CTYPE = {"f": "float", "d": "double", "F": "gs::complex<float>",
-          "D": "gs::complex<double>"}
-_RTYPE = {"f": "float", "d": "double", "F": "float", "D": "double"}
 _WARPS = 4
 
 
@@ -50,9 +49,9 @@ def gbsv_source(dtype):
     ``x`` (nsys, n, nrhs) output; ``info`` (nsys,) int32. Block: 128
     threads, one warp per system."""
     dt = numpy.dtype(dtype)
-    if dt.char not in _CTYPE:
+    if dt.char not in LAPACK_CHARS:
         raise TypeError(f"banded LU: unsupported dtype {dt}")
-    T, R = _CTYPE[dt.char], _RTYPE[dt.char]
+    T, R = device_types(dt)
     cplx = dt.char in "FD"
     abs1 = "(fabs(v.re) + fabs(v.im))" if cplx else "fabs(v)"
     name = f"gs_gbsv_{dt.char}"

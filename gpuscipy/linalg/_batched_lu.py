@@ -18,6 +18,10 @@ import os
 
 import numpy
 
+from gpuscipy_core._kernel._nvrtc import read_source
+
+from ._misc import LAPACK_CHARS, device_types
+
 __all__ = ["MAX_N", "lu_source", "cholesky_source", "lu_kernel_name",
            "cholesky_kernel_name", "warps_per_block", "batched_lu",
            "batched_cholesky", "lu_variant", "status_source", "lu_status"]
@@ -43,15 +47,11 @@ def lu_variant():
 
 MAX_N = 32
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CTYPE = {"f": "float", "d": "double", "F": "gs::complex<float>",
-          "D": "gs::complex<double>"}
 _SMEM_BUDGET = 48 * 1024
 
 
-@functools.lru_cache(maxsize=None)
 def _header():
-    with open(os.path.join(_HERE, "_batched_lu.cuh"), encoding="utf-8") as f:
-        return f.read()
+    return read_source(os.path.join(_HERE, "_batched_lu.cuh"))
 
 
 def _smem_per_warp(dtype, n, variant="v1"):
@@ -66,7 +66,7 @@ def warps_per_block(dtype, n, variant="v1"):
 
 def _check_spec(dtype, n):
     dt = numpy.dtype(dtype)
-    if dt.char not in _CTYPE:
+    if dt.char not in LAPACK_CHARS:
         raise TypeError(f"batched LU: unsupported dtype {dt}")
     if not 1 <= n <= MAX_N:
         raise ValueError(f"batched LU: n must be in [1, {MAX_N}], got {n}")
@@ -104,8 +104,7 @@ def lu_source(dtype, n, solve=False, inv=False, trans=0, want_lu=False,
         raise ValueError("trans must be 0, 1 or 2")
     name = lu_kernel_name(dt, n, solve, inv, trans, want_lu, want_det, want_rcond,
                           variant)
-    T = _CTYPE[dt.char]
-    R = "float" if dt.char in "fF" else "double"
+    T, R = device_types(dt)
     w = warps_per_block(dt, n, variant)
     body = "batched_lu_body" if variant == "v1" else "batched_lu_body_v2"
     b = lambda v: "true" if v else "false"  # noqa: E731
@@ -134,7 +133,7 @@ def cholesky_source(dtype, n, upper=False, want_factor=True, solve=False):
     """CUDA source of one batched-Cholesky kernel (pure). Returns ``(source, name)``."""
     dt = _check_spec(dtype, n)
     name = cholesky_kernel_name(dt, n, upper, want_factor, solve)
-    T = _CTYPE[dt.char]
+    T = device_types(dt)[0]
     w = warps_per_block(dt, n)
     b = lambda v: "true" if v else "false"  # noqa: E731
     src = f"""{_header()}

@@ -26,15 +26,15 @@ import os
 
 import numpy
 
+from gpuscipy_core._kernel._nvrtc import read_source
+
+from ._misc import device_types
+
 __all__ = ["kernel_source", "KERNELS", "DTYPES", "qrcp", "eig_pairs"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CUH = os.path.join(_HERE, "_decomp_kernels.cuh")
 
-_CTYPE = {"float32": "float", "float64": "double",
-          "complex64": "gs::complex<float>", "complex128": "gs::complex<double>"}
-_RTYPE = {"float32": "float", "float64": "double",
-          "complex64": "float", "complex128": "double"}
 
 DTYPES = ("float32", "float64", "complex64", "complex128")
 
@@ -52,10 +52,8 @@ KERNELS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
 def _header():
-    with open(_CUH) as f:
-        return f.read().replace("#pragma once\n", "")
+    return read_source(_CUH).replace("#pragma once\n", "")
 
 
 def kernel_name(kernel, dtype):
@@ -71,7 +69,7 @@ def kernel_source(kernel, dtype):
         raise ValueError("eig_pairs takes the real dtype")
     params, call = KERNELS[kernel]
     name = kernel_name(kernel, dt)
-    T, R = _CTYPE[dt], _RTYPE[dt]
+    T, R = device_types(dt)
     src = (_header() + "\n"
            f'extern "C" __global__ void {name}({params.format(T=T, R=R)}) {{\n'
            f"  {call.format(T=T, R=R)}\n}}\n")

@@ -41,15 +41,16 @@ import os
 
 import numpy
 
+from gpuscipy_core._kernel._nvrtc import read_source
+
+from ._misc import LAPACK_CHARS, device_types
+
 __all__ = ["available", "getrf_large", "panel_source", "swap_source", "config",
            "CONFIGS", "model_getrf", "MIN_N", "MAX_N"]
 
 MIN_N = 1024
 MAX_N = 16384
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CTYPE = {"f": "float", "d": "double", "F": "gs::complex<float>",
-          "D": "gs::complex<double>"}
-_REAL = {"f": "float", "d": "double", "F": "float", "D": "double"}
 # (nb, rows) variants that fit the register file (one row of nb values per
 # thread, rows threads per block); the first is the default: the fastest
 # measured without register spills (ptxas -v, NVRTC 13: float64 (64, 256)
@@ -70,15 +71,13 @@ def config(dtype):
     return CONFIGS[numpy.dtype(dtype).char][0]
 
 
-@functools.lru_cache(maxsize=None)
 def _header():
-    with open(os.path.join(_HERE, "_lu_large.cuh"), encoding="utf-8") as f:
-        return f.read()
+    return read_source(os.path.join(_HERE, "_lu_large.cuh"))
 
 
 def _check(dtype, nb, rows):
     dt = numpy.dtype(dtype)
-    if dt.char not in _CTYPE:
+    if dt.char not in LAPACK_CHARS:
         raise TypeError(f"getrf_large: unsupported dtype {dt}")
     if (nb, rows) not in CONFIGS[dt.char]:
         raise ValueError(f"getrf_large: (nb, rows) = {(nb, rows)} not in "
@@ -91,7 +90,7 @@ def panel_source(dtype, nb, rows):
     """``(source, name)`` of the panel kernel (pure; launch ``rows`` threads)."""
     dt = _check(dtype, nb, rows)
     name = f"gs_lu_panel_{dt.char}_nb{nb}_r{rows}"
-    T = _CTYPE[dt.char]
+    T = device_types(dt)[0]
     src = f"""{_header()}
 
 extern "C" __global__ void __launch_bounds__({rows})
@@ -108,10 +107,10 @@ extern "C" __global__ void __launch_bounds__({rows})
 def swap_source(dtype, nb):
     """``(source, name)`` of the swap + trsm kernel (pure)."""
     dt = numpy.dtype(dtype)
-    if dt.char not in _CTYPE:
+    if dt.char not in LAPACK_CHARS:
         raise TypeError(f"getrf_large: unsupported dtype {dt}")
     name = f"gs_lu_swap_trsm_{dt.char}_nb{nb}"
-    T = _CTYPE[dt.char]
+    T = device_types(dt)[0]
     src = f"""{_header()}
 
 extern "C" __global__ void __launch_bounds__({_SWAP_THREADS})
@@ -126,7 +125,7 @@ extern "C" __global__ void __launch_bounds__({_SWAP_THREADS})
 def _panel_smem(dtype, nb, rows):
     dt = numpy.dtype(dtype)
     isz = dt.itemsize
-    rsz = numpy.dtype(_REAL[dt.char] == "float" and "f" or "d").itemsize
+    rsz = numpy.dtype(dt.char.lower()).itemsize
     w = rows // 32
     return (2 * w * nb * isz + nb * nb * isz + 2 * w * rsz + 2 * w * 4 + nb * 4
             + rows * 4 + 8 * 4 + 3 * nb * 4 + 64 * 4)
@@ -148,7 +147,7 @@ def _depth(m, nb, rows):
 def available(n, dtype):
     """Whether ``getrf_large`` handles an (n, n) matrix of ``dtype``."""
     dt = numpy.dtype(dtype)
-    if dt.char not in _CTYPE or not MIN_N <= n <= MAX_N:
+    if dt.char not in LAPACK_CHARS or not MIN_N <= n <= MAX_N:
         return False
     nb, rows = config(dt)
     return _depth(n, nb, rows) <= _NLEV - 1

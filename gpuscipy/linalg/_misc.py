@@ -5,13 +5,25 @@ from numpy.linalg import LinAlgError          # the class scipy.linalg raises
 from scipy.linalg import LinAlgWarning        # SciPy's own warning class
 
 import gpuscipy_core as gp
+from gpuscipy_core._kernel._ufunc_names import ctype as _ctype
 from gpuscipy_core._routines._reduction import all_finite as _all_finite
 
 __all__ = ["LinAlgError", "LinAlgWarning", "lapack_dtype", "asarray_validated",
-           "as_square_matrix", "check_finite_array"]
+           "as_square_matrix", "check_finite_array", "LAPACK_CHARS", "device_types"]
+
+# dtype chars of the LAPACK types: float32, float64, complex64, complex128
+LAPACK_CHARS = "fdFD"
 
 _PROMOTE = {"f": {2: numpy.float32, 4: numpy.float32, 8: numpy.float64},
             "c": {8: numpy.complex64, 16: numpy.complex128}}
+
+
+def device_types(dtype):
+    """``(T, R)``: the device-code C types of the LAPACK dtype ``dtype`` and
+    of its real part (``"gs::complex<float>"``, ``"float"`` for complex64),
+    from gpuscipy_core's one table."""
+    dt = numpy.dtype(dtype)
+    return _ctype(dt), _ctype(numpy.dtype(dt.char.lower()))
 
 
 def lapack_dtype(*dtypes):

@@ -38,12 +38,11 @@ import functools
 
 import numpy
 
+from ._misc import LAPACK_CHARS, device_types
+
 __all__ = ["perm_source", "unpack_source", "colabs_source", "gtsv_source",
            "lu_permutation", "lu_unpack", "col_abs_sums", "norm1", "gtsv"]
 
-_CTYPE = {"f": "float", "d": "double", "F": "gs::complex<float>",
-          "D": "gs::complex<double>"}
-_RTYPE = {"f": "float", "d": "double", "F": "float", "D": "double"}
 _PERM_SMEM_MAX = 48 * 1024 // 4
 _COLABS_ROWS = 64
 
@@ -59,7 +58,7 @@ template <class R> __device__ __forceinline__ R absval(gs::complex<R> z) { retur
 
 def _char(dtype):
     dt = numpy.dtype(dtype)
-    if dt.char not in _CTYPE:
+    if dt.char not in LAPACK_CHARS:
         raise TypeError(f"unsupported dtype {dt}")
     return dt.char
 
@@ -109,8 +108,8 @@ def unpack_source(dtype, mode):
     c = _char(dtype)
     if mode not in ("L", "PL", "U", "P"):
         raise ValueError(f"unknown unpack mode {mode!r}")
-    T = _CTYPE[c]
-    O = _RTYPE[c] if mode == "P" else T
+    T, R = device_types(c)
+    O = R if mode == "P" else T
     name = f"gs_lu_unpack_{c}_{mode}"
     if mode == "L":
         body = "out[t] = i > j ? lu[t] : (i == j ? O(1) : O(0));"
@@ -151,7 +150,7 @@ def colabs_source(dtype, uplo=0):
     c = _char(dtype)
     if uplo not in (0, 1, 2, 3, 4):
         raise ValueError("uplo must be 0, 1, 2, 3 or 4")
-    T, R = _CTYPE[c], _RTYPE[c]
+    T, R = device_types(c)
     name = f"gs_colabs_{c}_{uplo}"
     if uplo == 0:
         idx = "a[i * rs + j * cs]"
@@ -196,7 +195,7 @@ def gtsv_source(dtype, trans=0):
     c = _char(dtype)
     if trans not in (0, 1, 2):
         raise ValueError("trans must be 0, 1 or 2")
-    T, R = _CTYPE[c], _RTYPE[c]
+    T, R = device_types(c)
     name = f"gs_gtsv_{c}_t{trans}"
     conj = "gs_solve_conj" if (trans == 2 and c in "FD") else ""
     src = f"""{_PRELUDE}

@@ -18,6 +18,10 @@ import threading
 
 import numpy
 
+from gpuscipy_core._kernel._nvrtc import read_source
+
+from ._misc import LAPACK_CHARS, device_types
+
 __all__ = ["MAX_N", "MAX_NRHS", "enabled", "available", "block_size",
            "trsv_source", "perm_source", "lu_perm", "lu_perm_cached", "trsv", "getrs",
            "model_perm", "model_getrs"]
@@ -26,8 +30,6 @@ MAX_N = 8192            # the permutation kernel's shared index array
 MAX_NRHS = 4
 THREADS = 256
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CTYPE = {"f": "float", "d": "double", "F": "gs::complex<float>",
-          "D": "gs::complex<double>"}
 
 
 def enabled():
@@ -38,7 +40,7 @@ def enabled():
 def available(n, nrhs, dtype):
     """Whether an (n, nrhs) solve of ``dtype`` fits these kernels."""
     return (1 <= n <= MAX_N and 1 <= nrhs <= MAX_NRHS
-            and numpy.dtype(dtype).char in _CTYPE)
+            and numpy.dtype(dtype).char in LAPACK_CHARS)
 
 
 def block_size(dtype):
@@ -46,15 +48,13 @@ def block_size(dtype):
     return 32 if numpy.dtype(dtype).itemsize == 16 else 64
 
 
-@functools.lru_cache(maxsize=None)
 def _header():
-    with open(os.path.join(_HERE, "_trsv.cuh"), encoding="utf-8") as f:
-        return f.read()
+    return read_source(os.path.join(_HERE, "_trsv.cuh"))
 
 
 def _check(dtype, nrhs, trans):
     dt = numpy.dtype(dtype)
-    if dt.char not in _CTYPE:
+    if dt.char not in LAPACK_CHARS:
         raise TypeError(f"trsv: unsupported dtype {dt}")
     if not 1 <= nrhs <= MAX_NRHS:
         raise ValueError(f"trsv: nrhs must be in [1, {MAX_NRHS}], got {nrhs}")
@@ -68,7 +68,7 @@ def trsv_source(dtype, nrhs, lower, trans, unit):
     """``(source, name)`` of one triangular-solve kernel (pure; launch
     ``THREADS`` threads, one block per ``block_size`` rows)."""
     dt = _check(dtype, nrhs, trans)
-    T = _CTYPE[dt.char]
+    T = device_types(dt)[0]
     bs = block_size(dt)
     name = (f"gs_trsv_{dt.char}_r{nrhs}_{'l' if lower else 'u'}_t{trans}"
             f"_{'unit' if unit else 'diag'}")

@@ -4,13 +4,14 @@ This module needs only the NVRTC library (the ``nvidia-cuda-nvrtc`` wheel or a
 CUDA toolkit); it is what CI uses to compile every generated kernel.
 """
 
+import functools
 import os
 import re
 
 from cuda.bindings import nvrtc
 
 __all__ = ["NVRTCError", "compile_cubin", "nvrtc_version", "include_dir",
-           "cccl_include_dir", "cccl_options"]
+           "cccl_include_dir", "cccl_options", "read_source"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -76,6 +77,14 @@ def cccl_options():
     except OSError:
         pass
     return (f"-I{d}", f"-DGPUSCIPY_CCCL_VERSION={version}")
+
+
+@functools.lru_cache(maxsize=None)
+def read_source(path):
+    """Text of the CUDA source file ``path`` (a ``.cuh`` beside the module
+    that generates kernels from it), read once per process."""
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 class NVRTCError(RuntimeError):

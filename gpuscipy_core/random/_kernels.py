@@ -31,6 +31,8 @@ import os
 
 import numpy
 
+from .._kernel._nvrtc import read_source
+
 __all__ = ["UNIT", "philox_source", "integers_source", "choice_p_source",
            "take_rows_source", "launch_units", "launch_config"]
 
@@ -72,10 +74,8 @@ UNITS_PER_THREAD = 2
 _launch_override = {"block": None, "grid": None}
 
 
-@functools.lru_cache(maxsize=1)
 def _philox_header():
-    with open(os.path.join(_HERE, "_philox.cuh")) as f:
-        return f.read()
+    return read_source(os.path.join(_HERE, "_philox.cuh"))
 
 
 def _prelude():
