@@ -77,6 +77,7 @@ from .._kernel._module import get_function
 from .._ndarray import ndarray, normalize_dtype
 from . import _scan_source as S
 from ._creation import asarray as _asarray
+from ._reduction import _out
 
 __all__ = ["cumsum", "cumprod", "nancumsum", "nancumprod", "diff", "ediff1d",
            "bincount", "histogram", "histogram_bin_edges", "digitize"]
@@ -122,18 +123,6 @@ def _empty(shape, dt):
 def _zeros(shape, dt):
     from ._creation import zeros
     return zeros(shape, dt)
-
-
-def _out(out):
-    if out is None:
-        return None
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            raise ValueError("The 'out' tuple must have exactly one entry")
-        out = out[0]
-    if out is not None and not isinstance(out, ndarray):
-        raise TypeError("output must be a gpuscipy_core.ndarray")
-    return out
 
 
 def _normalize_axis(axis, ndim):
