@@ -16,6 +16,7 @@ import numpy
 import gpuscipy_core as gp
 
 from ._misc import LinAlgError
+from ._solve_dense import _dn_params as _params, _prefix
 
 __all__ = ["fortran_copy", "gemm", "matmul", "geqrf", "orgqr", "gesvd", "syevd",
            "syevdx", "sygvd", "sygvdx", "syevj_batched", "gesvdj_batched",
@@ -45,13 +46,6 @@ def _handle():
     return _libs().get_handle("cusolver")
 
 
-def _params():
-    p = getattr(_tls, "params", None)
-    if p is None:
-        p = _tls.params = _cusolver().cusolverDnCreateParams()
-    return p
-
-
 def _dt(dtype):
     return _libs().cuda_data_type(numpy.dtype(dtype))
 
@@ -62,10 +56,6 @@ def _dwork(nbytes):
 
 def _hwork(nbytes):
     return numpy.empty(max(int(nbytes), 1), numpy.uint8)
-
-
-def _prefix(dtype):
-    return {"f": "S", "d": "D", "F": "C", "D": "Z"}[numpy.dtype(dtype).char]
 
 
 def read_info(info):

@@ -183,7 +183,9 @@ def potrs(c, b, lower):
     return b
 
 
-_TRSM = {"f": "S", "d": "D", "F": "C", "D": "Z"}
+def _prefix(dtype):
+    """BLAS/LAPACK type letter of a LAPACK dtype (S, D, C, Z)."""
+    return {"f": "S", "d": "D", "F": "C", "D": "Z"}[numpy.dtype(dtype).char]
 
 
 def _cublas_fn(stem):
@@ -201,7 +203,7 @@ def trsm(a, b, lower, trans=OP_N, unit=False):
     if m == 0 or nrhs == 0:
         return b
     alpha = numpy.ones(1, a.dtype)
-    f = _cublas_fn(f"cublas{_TRSM[a.dtype.char]}trsm")
+    f = _cublas_fn(f"cublas{_prefix(a.dtype)}trsm")
     f(h, cb.CUBLAS_SIDE_LEFT, _fill(lower), _op(trans),
       cb.CUBLAS_DIAG_UNIT if unit else cb.CUBLAS_DIAG_NON_UNIT, m, nrhs,
       alpha.ctypes.data, a.ptr, _ld(a), b.ptr, _ld(b))
