@@ -335,14 +335,19 @@ def _sort_rows(x2, want_index):
 
 # ---- public API ------------------------------------------------------------
 
-def _sorted(a, axis, want_index):
+def _axis_operand(a, axis):
+    """``(a, axis)`` of the sort family: ``axis=None`` sorts the flattened
+    array; a 0-d array has no axis (NumPy's AxisError)."""
     a = _asarray(a)
     if axis is None:
-        a = _creation.ascontiguousarray(a).reshape(-1)
-        axis = 0
-    elif a.ndim == 0:
+        return _creation.ascontiguousarray(a).reshape(-1), 0
+    if a.ndim == 0:
         raise numpy.exceptions.AxisError(axis if isinstance(axis, int) else -1, 0)
-    axis = _normalize_axis(axis, a.ndim)
+    return a, _normalize_axis(axis, a.ndim)
+
+
+def _sorted(a, axis, want_index):
+    a, axis = _axis_operand(a, axis)
     _key_info(a.dtype)
     x2, moved, perm = _to_rows(a, axis)
     return _from_rows(_sort_rows(x2, want_index), moved, perm)
@@ -427,13 +432,7 @@ def _partitioned(a, kth, axis, kind, order, want_index):
     if kind != "introselect":
         raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
     _check_order(order)
-    a = _asarray(a)
-    if axis is None:
-        a = _creation.ascontiguousarray(a).reshape(-1)
-        axis = 0
-    elif a.ndim == 0:
-        raise numpy.exceptions.AxisError(axis if isinstance(axis, int) else -1, 0)
-    ax = _normalize_axis(axis, a.ndim)
+    a, ax = _axis_operand(a, axis)
     _check_kth(kth, a.shape[ax])
     return _sorted(a, ax, want_index)
 
