@@ -510,14 +510,9 @@ def _solve_pos(a1, b1, lower):
     out = gp.empty((a3.shape[0], n, k), dt)
     infos, rconds = [], []
     for i in range(a3.shape[0]):
-        c = a3[i].astype(dt, order="F", copy=True)
-        infos.append(d.potrf(c, lower).reshape(1))
-        x = b3[i].astype(dt, order="F", copy=True)
-        d.potrs(c, x, lower)
-        out[i] = x
-
-        def sol(v, c=c):
-            return d.potrs(c, v, lower)
+        f, info, sol = _potrf_lower_path(a3[i], lower)
+        infos.append(info.reshape(1))
+        out[i] = sol(b3[i].astype(dt, order="F", copy=True))
         y = sol(d.estimator_vectors(n, dt))
         rconds.append(d.rcond_from_lu(_sk.norm1(a3[i], 1 if lower else 2), y, sol, sol)
                       .reshape(1))
@@ -1068,7 +1063,6 @@ def _cholesky(a1, lower):
     if 1 <= n <= _bl.MAX_N:
         res = _bl.batched_cholesky(_stack(a1, (n, n)), upper=not lower)
         return res["c"].reshape(a1.shape), res["info"]
-    d = _dense()
     a3 = _stack(a1, (n, n))
     out = gp.empty(a3.shape, a1.dtype)
     infos = gp.empty((a3.shape[0],), numpy.int32)
@@ -1076,10 +1070,39 @@ def _cholesky(a1, lower):
     j_ = gp.arange(n).reshape(1, n)
     keep = (i_ >= j_) if lower else (i_ <= j_)
     for s in range(a3.shape[0]):
-        c = a3[s].astype(a1.dtype, order="F", copy=True)
-        infos[s:s + 1] = d.potrf(c, lower)
-        out[s] = gp.where(keep, c, 0)
+        f, infos[s:s + 1], _ = _potrf_lower_path(a3[s], lower)
+        # f is L of a (lower), or L of a^T read row-major, which is U of a
+        out[s] = gp.where(keep, f if lower else f.T, 0)
     return out.reshape(batch + (n, n)), infos
+
+
+def _potrf_lower_path(a2, lower):
+    """Cholesky of the Hermitian (n, n) ``a2`` (triangle ``lower`` read)
+    through cuSOLVER's lower-triangle potrf only.
+
+    For ``lower=False`` the row-major copy of ``a2``, read column-major, is
+    ``a2^T``, whose lower triangle is ``a2``'s upper one: ``a2^T = L L^H``
+    gives ``a2 = U^H U`` with ``U = L^T`` (no transposing copy) and
+    ``a2 x = b`` becomes ``a2^T conj(x) = conj(b)``. Returns ``(f, info,
+    solve)``: ``f`` the F-ordered lower factor (of ``a2`` or ``a2^T``),
+    cuSOLVER's info, and ``solve(v)`` solving ``a2 x = v`` in place in the
+    F-ordered ``v``.
+    """
+    d = _dense()
+    if lower:
+        f = a2.astype(a2.dtype, order="F", copy=True)
+    else:
+        f = a2.astype(a2.dtype, order="C", copy=True).T
+    info = d.potrf(f, True)
+    if lower or a2.dtype.kind != "c":
+        def solve(v):
+            return d.potrs(f, v, True)
+    else:
+        def solve(v):
+            gp.conjugate(v, out=v)
+            d.potrs(f, v, True)
+            return gp.conjugate(v, out=v)
+    return f, info, solve
 
 
 def _chol_check(info):

@@ -539,10 +539,10 @@ def test_solve_check_finite(n, where, assume_a):
                 try:
                     linalg.solve(gp.asarray(ah), gp.asarray(bh), assume_a=assume_a,
                                  check_finite=False)
-                except ValueError as e:
-                    pytest.fail(f"check_finite=False raised {e}")
                 except np.linalg.LinAlgError:
                     pass                  # NaN pivots may be reported singular
+                except ValueError as e:   # (LinAlgError is a ValueError)
+                    pytest.fail(f"check_finite=False raised {e}")
     # finite input with check_finite: no error on any path
     x = linalg.solve(gp.asarray(np.eye(n)), gp.asarray(np.ones(n)))
     np.testing.assert_array_equal(x.get(), np.ones(n))
@@ -612,6 +612,34 @@ def test_cholesky_parity(dtype, n, lower):
            sl.cho_solve(sl.cho_factor(a, lower=lower), b), dtype)
     with pytest.raises(sl.LinAlgError, match="leading minor"):
         linalg.cholesky(gp.asarray(-np.eye(n, dtype=dtype)))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lower", [False, True])
+def test_cholesky_and_pos_solve_read_one_triangle(dtype, lower):
+    # n > 32 runs cuSOLVER's lower-triangle potrf for both triangles (the
+    # upper one through the row-major copy, a^T): only the named triangle
+    # may be read, as in SciPy; a stack takes one call per matrix
+    gp, linalg = _gp()
+    rng = np.random.default_rng(12)
+    n = 45
+    g = _rand((2, n, n), dtype, rng)
+    a = (g @ np.swapaxes(g.conj(), -1, -2) + n * np.eye(n)).astype(dtype)
+    junk = a.copy()
+    iu = np.triu_indices(n, 1)
+    il = np.tril_indices(n, -1)
+    for m in junk:
+        m[iu if lower else il] = 1e3 * (1 + 2j if m.dtype.kind == "c" else 1)
+    ref = np.stack([sl.cholesky(m, lower=lower) for m in junk])
+    _close(linalg.cholesky(gp.asarray(junk), lower=lower), ref, dtype)
+    b = _rand((2, n, 3), dtype, rng)
+    ref = np.stack([sl.solve(m, v, assume_a="pos", lower=lower) for m, v in zip(junk, b)])
+    _close(linalg.solve(gp.asarray(junk), gp.asarray(b), assume_a="pos", lower=lower),
+           ref, dtype)
+    c = linalg.cho_factor(gp.asarray(junk[0]), lower=lower)
+    _close(linalg.cho_solve(c, gp.asarray(b[0])),
+           sl.cho_solve(sl.cho_factor(junk[0], lower=lower), b[0]), dtype)
 
 
 @gpu

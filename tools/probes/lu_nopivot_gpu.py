@@ -3,7 +3,7 @@
 (a) cusolverDnXgetrf with ipiv = NULL (no pivoting), n = 4096 f64;
 (b) recursive no-pivot LU: cuBLAS dtrsm/dgemm on halves, leaves (LEAF x LEAF)
     by cusolverDnXgetrf(ipiv=NULL); checks ||A - LU|| / ||A||;
-(c) cusolverDnXpotrf for reference.
+(c) cusolverDnXpotrf, lower and upper triangle; (d) linalg.cholesky.
 Run on the GPU from the repository root: python tools/probes/lu_nopivot_gpu.py
 """
 import numpy as np
@@ -59,6 +59,11 @@ for leaf in (64, 128, 256, 512):
     err = np.abs(L @ U - Ah).max() / np.abs(Ah).max()
     print(f"(b) recursive no-pivot LU leaf {leaf}: {ms:.3f} ms  (||A-LU||/||A|| {err:.1e})", flush=True)
 spd = gp.empty((N, N), np.float64, order="F"); spd[...] = gp.asarray(Ah @ Ah.T)
-def potrf():
-    W[...] = spd; SD.potrf(W, True)
-print(f"(c) Xpotrf: {tgpu(potrf) - tc:.3f} ms", flush=True)
+def copy_spd(): W[...] = spd
+for low in (True, False):
+    print(f"(c) Xpotrf lower={low}: {tgpu(lambda: (copy_spd(), SD.potrf(W, low))) - tc:.3f} ms",
+          flush=True)
+from gpuscipy import linalg as L
+for low in (True, False):
+    print(f"(d) linalg.cholesky lower={low}: {tgpu(lambda: L.cholesky(spd, lower=low)):.3f} ms",
+          flush=True)
