@@ -1,0 +1,175 @@
+"""gpuscipy.signal benchmarks: gpuscipy, CuPy (cupyx.scipy.signal) and SciPy.
+
+    python -m benchmarks.bench_signal [--quick] [--json PATH] [--only CASE ...]
+
+Cases and the issue's bars (H200, same run as CuPy):
+
+* ``sosfilt_o8_1M``: order-8 Butterworth (4 sections), 2^20 float64: <= 0.4 ms.
+* ``lfilter_o4_1M``: order-4 Butterworth (b, a), 2^20 float64: <= 0.6 ms.
+* ``sosfilt_1024x65536``: order 8, 1024 channels x 65,536 float64: no slower
+  than CuPy.
+* ``sosfilt_4096``: order 8, 4096 float64 samples: no slower than SciPy on
+  the CPU (small inputs must not pay for the GPU).
+* ``fftconvolve_16M_511``: 2^24 x 511 float32, mode 'full': <= 0.7 ms.
+* ``resample_poly_16M``: 2^24 float64 by up=3, down=2: <= 0.6 ms.
+* ``welch_16M``: 2^24 float64, nperseg 4096: <= 1.0 ms.
+
+Every result is checked against SciPy's on the host (relative error per
+case). Exit status 1 when a bar fails or a gpuscipy result is wrong
+(``--quick``: smaller sizes, bars advisory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+import numpy as np
+import scipy.signal as ss
+
+from . import _harness as H
+
+
+def _cases(quick):
+    """(key, description, make host inputs, call(signal_module, *dev_args),
+    scipy call(*host_args), bytes moved once, rel tol, bar)."""
+    rng = np.random.default_rng(0)
+    n1 = 2**16 if quick else 2**20
+    n16 = 2**20 if quick else 2**24
+    ch = (64, 65536) if quick else (1024, 65536)
+    sos8 = ss.butter(8, 0.1, output="sos")
+    b4, a4 = ss.butter(4, 0.1)
+    h511 = ss.firwin(511, 0.2).astype(np.float32)
+    return [
+        ("sosfilt_o8_1M", f"sosfilt order 8, {n1} f64",
+         lambda: (rng.standard_normal(n1),),
+         lambda sg, x: sg.sosfilt(sos8, x), lambda x: ss.sosfilt(sos8, x),
+         16 * n1, 1e-9, ("<= 0.4 ms", 0.4e-3)),
+        ("lfilter_o4_1M", f"lfilter order 4, {n1} f64",
+         lambda: (rng.standard_normal(n1),),
+         lambda sg, x: sg.lfilter(b4, a4, x), lambda x: ss.lfilter(b4, a4, x),
+         16 * n1, 1e-9, ("<= 0.6 ms", 0.6e-3)),
+        ("sosfilt_1024x65536", f"sosfilt order 8, {ch[0]} x {ch[1]} f64",
+         lambda: (rng.standard_normal(ch),),
+         lambda sg, x: sg.sosfilt(sos8, x, axis=-1), lambda x: ss.sosfilt(sos8, x, axis=-1),
+         16 * ch[0] * ch[1], 1e-9, ("no slower than CuPy", "cupy")),
+        ("sosfilt_4096", "sosfilt order 8, 4096 f64",
+         lambda: (rng.standard_normal(4096),),
+         lambda sg, x: sg.sosfilt(sos8, x), lambda x: ss.sosfilt(sos8, x),
+         16 * 4096, 1e-9, ("no slower than SciPy (CPU)", "scipy")),
+        ("fftconvolve_16M_511", f"fftconvolve {n16} x 511 f32 full",
+         lambda: (rng.standard_normal(n16).astype(np.float32), h511),
+         lambda sg, x, h: sg.fftconvolve(x, h), lambda x, h: ss.fftconvolve(x, h),
+         8 * n16, 2e-5, ("<= 0.7 ms", 0.7e-3)),
+        ("resample_poly_16M", f"resample_poly {n16} f64 by 3/2",
+         lambda: (rng.standard_normal(n16),),
+         lambda sg, x: sg.resample_poly(x, 3, 2), lambda x: ss.resample_poly(x, 3, 2),
+         8 * n16 * 5 // 2, 1e-9, ("<= 0.6 ms", 0.6e-3)),
+        ("welch_16M", f"welch {n16} f64, nperseg 4096",
+         lambda: (rng.standard_normal(n16),),
+         lambda sg, x: sg.welch(x, nperseg=4096), lambda x: ss.welch(x, nperseg=4096),
+         8 * n16, 1e-9, ("<= 1.0 ms", 1.0e-3)),
+    ]
+
+
+def _signal_module(name):
+    if name == "gpuscipy":
+        from gpuscipy import signal
+        return signal
+    import cupyx.scipy.signal as cs
+    return cs
+
+
+def _rel_err(got, ref):
+    got = got if isinstance(got, tuple) else (got,)
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    err = 0.0
+    for g, r in zip(got, ref):
+        r = np.asarray(r)
+        err = max(err, float(np.max(np.abs(np.asarray(g) - r)) /
+                             max(float(np.max(np.abs(r))), 1e-300)) if r.size else 0.0)
+    return err
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--json", default=None)
+    p.add_argument("--only", nargs="*", default=None)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--repeat", type=int, default=30)
+    args = p.parse_args(argv)
+    cases = [c for c in _cases(args.quick) if not args.only or c[0] in args.only]
+    results, times = [], {}
+    for key, desc, make, call, ref_call, nbytes, tol, _bar in cases:
+        host = make()
+        ref = ref_call(*host)
+        r = H.Result(case=key, backend="scipy", key=key, kind="cpu")
+        try:
+            r.set_timing(H.time_cpu(lambda: ref_call(*host), warmup=1,
+                                    repeat=3 if host[0].size > 2**20 else 20), nbytes)
+            r.check = "ok"
+        except Exception as e:
+            r.status, r.note = "error", f"{type(e).__name__}: {e}"
+        results.append(r)
+        times[(key, "scipy")] = r
+        for bname in ("gpuscipy", "cupy"):
+            b, why = H.load_backend(bname)
+            r = H.Result(case=key, backend=bname, key=key)
+            if b is None:
+                r.status, r.note = "n/a", why or ""
+                results.append(r)
+                continue
+            try:
+                sg = _signal_module(bname)
+                dev = tuple(b.asarray(a) for a in host)
+                got = call(sg, *dev)
+                got_h = tuple(b.asnumpy(g) for g in got) if isinstance(got, tuple) \
+                    else b.asnumpy(got)
+                err = _rel_err(got_h, ref)
+                r.check = "ok" if err <= tol else f"FAIL: rel err {err:.2e} > {tol:.0e}"
+                r.set_timing(H.time_gpu(lambda *a: call(sg, *a), b, args.warmup,
+                                        args.repeat, [dev]), nbytes)
+                r.note = desc
+            except Exception as e:  # a crash is a result, not the end of the run
+                r.status, r.note = "error", f"{type(e).__name__}: {e}"
+                traceback.print_exc()
+            results.append(r)
+            times[(key, bname)] = r
+            if b is not None:
+                b.free_pool()
+    H.fill_derived(results, None)
+    H.print_environment(H.environment())
+    H.print_table(results, title="gpuscipy.signal")
+    bars = []
+    for key, desc, *_rest, (target, ref) in cases:
+        g = times.get((key, "gpuscipy"))
+        if g is None or g.status != "ok" or g.median_s is None:
+            bars.append(H.Bar(key, target, "n/a", "FAIL", "no gpuscipy result"))
+            continue
+        if isinstance(ref, float):
+            ok = g.median_s <= ref
+            bars.append(H.Bar(key, target, H.fmt_time(g.median_s),
+                              "PASS" if ok and g.check == "ok" else "FAIL", str(g.check)))
+            continue
+        o = times.get((key, ref))
+        if o is None or o.status != "ok" or o.median_s is None:
+            bars.append(H.Bar(key, target, "n/a", "FAIL", f"no {ref} result"))
+            continue
+        ratio = g.median_s / o.median_s
+        bars.append(H.Bar(key, target, f"{ratio:.2f}x {ref}",
+                          "PASS" if ratio <= 1.0 and g.check == "ok" else "FAIL",
+                          f"{H.fmt_time(g.median_s)} vs {H.fmt_time(o.median_s)}"))
+    H.print_bars(bars, args.quick, None, "")
+    if args.json:
+        H.write_json(args.json, results, bars=[bb.__dict__ for bb in bars])
+    wrong = any(r.backend == "gpuscipy" and (r.status == "error" or
+                                             r.check not in (None, "ok"))
+                for r in results)
+    failed = any(bb.status != "PASS" for bb in bars) and not args.quick
+    return 1 if (wrong or failed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
