@@ -1,0 +1,622 @@
+"""The convolution family's CUDA kernels, executed on the CPU.
+
+The kernels of ``gpuscipy/signal/_convolve_*.cuh`` are compiled for the host
+by g++ with a small shim: blocks run one after another; in kernels with
+barriers each CUDA thread is a fiber (``ucontext``) and ``__syncthreads``
+returns to a scheduler that runs every thread up to its next barrier, round
+after round; kernels without barriers run their threads serially; dynamic
+shared memory is one static buffer; the core's ``types.cuh`` is used with
+its three PTX half conversions written for the host. The signal module's drivers then run
+unchanged on NumPy arrays (``xp=numpy``, scipy.fft for cuFFT) with
+``_convolve_direct.launch`` replaced by the emulator, and the results are
+compared with SciPy. This checks the kernels' index arithmetic, tiling,
+chunking, barriers and the drivers' layouts without a GPU; the GPU tests
+(``test_convolve_gpu.py``) check the same against the device.
+
+The kernels never use warp intrinsics or atomics, so the emulation is
+faithful up to floating-point contraction (g++ -ffp-contract=off here).
+Skipped when g++ (C++20) is not available.
+"""
+
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+import scipy.signal as ss
+
+from gpuscipy.signal import _convolve as C
+from gpuscipy.signal import _convolve_direct as D
+from gpuscipy.signal import _convolve_fft as F
+from gpuscipy.signal import _convolve_medfilt as M
+from gpuscipy.signal import _convolve_savgol as S
+
+_CORE_INCLUDE = os.path.join(os.path.dirname(D.__file__), "..", "..", "gpuscipy_core",
+                             "_kernel", "include", "gpuscipy")
+
+SHIM = r"""
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+using std::isnan; using std::isinf; using std::isfinite; using std::signbit;
+#define __device__
+#define __host__
+#define __global__
+#define __forceinline__ inline
+#define __restrict__
+#define __shared__
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+struct dim3 { unsigned x, y, z; };
+inline dim3 threadIdx, blockIdx;
+inline dim3 blockDim, gridDim;
+#include <cstdio>
+#include <cstdlib>
+inline void (*emu_sync)() = nullptr;
+inline void __syncthreads() {
+  if (!emu_sync) { std::fprintf(stderr, "emulator: __syncthreads in a kernel run serially\n"); std::abort(); }
+  emu_sync();
+}
+inline double __longlong_as_double(long long v) { double d; std::memcpy(&d, &v, 8); return d; }
+inline long long __double_as_longlong(double v) { long long d; std::memcpy(&d, &v, 8); return d; }
+inline float __int_as_float(int v) { float d; std::memcpy(&d, &v, 4); return d; }
+inline float __uint_as_float(unsigned v) { float d; std::memcpy(&d, &v, 4); return d; }
+inline unsigned __float_as_uint(float v) { unsigned d; std::memcpy(&d, &v, 4); return d; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+"""
+
+LAUNCHER = r"""
+#include <functional>
+#include <ucontext.h>
+namespace emu {
+template <class... P, std::size_t... I>
+void call(void (*k)(P...), void** argv, std::index_sequence<I...>) {
+  k(*static_cast<std::remove_cv_t<std::remove_reference_t<P>>*>(argv[I])...);
+}
+// Kernels without barriers: every CUDA thread in turn on the calling thread.
+template <class... P>
+void launch_serial(void (*k)(P...), void** argv, unsigned gx, unsigned gy, unsigned gz,
+                   unsigned bx, unsigned by, unsigned bz) {
+  gridDim = {gx, gy, gz};
+  blockDim = {bx, by, bz};
+  for (unsigned z = 0; z < gz; ++z)
+    for (unsigned y = 0; y < gy; ++y)
+      for (unsigned x = 0; x < gx; ++x)
+        for (unsigned t = 0; t < bx * by * bz; ++t) {
+          blockIdx = {x, y, z};
+          threadIdx = {t % bx, (t / bx) % by, t / (bx * by)};
+          call(k, argv, std::index_sequence_for<P...>{});
+        }
+}
+// Kernels with barriers: each CUDA thread of a block is a fiber (ucontext);
+// the scheduler runs every live fiber up to its next __syncthreads (or its
+// end), round after round, so no thread passes a barrier before all have
+// reached it. Threads that return drop out. Blocks run one after another.
+struct Fiber {
+  ucontext_t ctx;
+  std::vector<char> stack;
+  unsigned t;
+  bool done;
+};
+inline ucontext_t sched;
+inline Fiber* current = nullptr;
+inline std::function<void()> body;
+inline void trampoline() {
+  body();
+  current->done = true;
+  swapcontext(&current->ctx, &sched);
+}
+inline void fiber_sync() { swapcontext(&current->ctx, &sched); }
+template <class... P>
+void launch(void (*k)(P...), void** argv, unsigned gx, unsigned gy, unsigned gz,
+            unsigned bx, unsigned by, unsigned bz) {
+  gridDim = {gx, gy, gz};
+  blockDim = {bx, by, bz};
+  const unsigned nt = bx * by * bz;
+  static std::vector<Fiber> pool;             // stacks allocated once
+  if (pool.size() < nt) {
+    pool.resize(nt);
+    for (auto& f : pool)
+      if (f.stack.empty()) f.stack.resize(1 << 16);
+  }
+  Fiber* fibers = pool.data();
+  body = [&] { call(k, argv, std::index_sequence_for<P...>{}); };
+  emu_sync = fiber_sync;
+  for (unsigned z = 0; z < gz; ++z)
+    for (unsigned y = 0; y < gy; ++y)
+      for (unsigned x = 0; x < gx; ++x) {
+        blockIdx = {x, y, z};
+        for (unsigned t = 0; t < nt; ++t) {
+          Fiber& f = fibers[t];
+          f.t = t;
+          f.done = false;
+          getcontext(&f.ctx);
+          f.ctx.uc_stack.ss_sp = f.stack.data();
+          f.ctx.uc_stack.ss_size = f.stack.size();
+          f.ctx.uc_link = nullptr;
+          makecontext(&f.ctx, trampoline, 0);
+        }
+        for (bool live = true; live;) {
+          live = false;
+          for (unsigned t = 0; t < nt; ++t) {
+            Fiber& f = fibers[t];
+            if (f.done) continue;
+            threadIdx = {f.t % bx, (f.t / bx) % by, f.t / (bx * by)};
+            current = &f;
+            swapcontext(&sched, &f.ctx);
+            live = live || !f.done;
+          }
+        }
+      }
+  emu_sync = nullptr;
+}
+}  // namespace emu
+"""
+
+
+def _host_types_header():
+    """The core's types.cuh with its three PTX half conversions in C++."""
+    with open(os.path.join(_CORE_INCLUDE, "types.cuh"), encoding="utf-8") as f:
+        text = f.read()
+    subs = [
+        (r'asm\("cvt\.rn\.f16\.f32 %0, %1;" : "=h"\(h\) : "f"\(f\)\);',
+         "{ _Float16 t_ = (_Float16)f; std::memcpy(&h, &t_, 2); }"),
+        (r'asm\("cvt\.rn\.f16\.f64 %0, %1;" : "=h"\(h\) : "d"\(d\)\);',
+         "{ _Float16 t_ = (_Float16)d; std::memcpy(&h, &t_, 2); }"),
+        (r'asm\("cvt\.f32\.f16 %0, %1;" : "=f"\(f\) : "h"\(h\)\);',
+         "{ _Float16 t_; std::memcpy(&t_, &h, 2); f = (float)t_; }"),
+    ]
+    for pat, rep in subs:
+        text, n = re.subn(pat, lambda _m, r=rep: r, text)
+        assert n == 1, f"types.cuh changed: {pat!r} not found"
+    return '#include "shim.h"\n' + text
+
+
+def _strip_header(source, header):
+    assert source.startswith(header)
+    return source[len(header):]
+
+
+def _all_kernels():
+    """(header, [(wrapper text, name)]) per kernel family: every variant."""
+    fams = []
+    dh = D.header()
+    fams.append((dh, [(_strip_header(*[D.kernel_source(*v)[0], dh]),
+                       D.kernel_source(*v)[1]) for v in D.variants()]))
+    fh = F._header()
+    fams.append((fh, [(_strip_header(F.kernel_source(*v)[0], fh), F.kernel_source(*v)[1])
+                      for v in F.variants()]))
+    mh = M._header()
+    fams.append((mh, [(_strip_header(M.kernel_source(*v)[0], mh), M.kernel_source(*v)[1])
+                      for v in M.variants()]))
+    sh = S._header()
+    fams.append((sh, [(_strip_header(S.kernel_source(v)[0], sh), S.kernel_source(v)[1])
+                      for v in S.variants()]))
+    return fams
+
+
+class Emulator:
+    def __init__(self, libs):
+        self.fns = {}
+        for lib in libs:
+            self.fns[lib] = ctypes.CDLL(lib)
+        self.names = {}
+        self.launches = []
+
+    def add(self, name, lib):
+        self.names[name] = lib
+
+    def __call__(self, source, name, grid, block, args, shared):
+        fn = getattr(self.fns[self.names[name]], "emu_" + name)
+        keep = []
+        argv = (ctypes.c_void_p * len(args))()
+        for i, a in enumerate(args):
+            if isinstance(a, bytes):
+                raw = a
+            elif isinstance(a, np.generic):
+                raw = a.tobytes()
+            elif isinstance(a, (bool, np.bool_)):
+                raw = np.bool_(a).tobytes()
+            elif isinstance(a, int):
+                raw = np.int64(a).tobytes()
+            elif isinstance(a, float):
+                raw = np.float64(a).tobytes()
+            else:
+                raise TypeError(type(a))
+            buf = np.zeros(len(raw) + 32, np.uint8)
+            off = (-buf.ctypes.data) % 16
+            buf[off:off + len(raw)] = np.frombuffer(raw, np.uint8)
+            keep.append(buf)
+            argv[i] = buf.ctypes.data + off
+        assert shared <= (1 << 20)
+        fn(argv, *[ctypes.c_uint(int(v)) for v in grid], *[ctypes.c_uint(int(v))
+                                                            for v in block])
+        self.launches.append(name)
+
+
+# kernels that call __syncthreads (fibers); the others run serially (a stray
+# barrier there aborts with a message)
+_BARRIER_KERNELS = ("gsconv_rows", "gsconv_cols", "gsconv_tile2")
+
+
+def _compile(tmp, fams):
+    inc = os.path.join(tmp, "inc")
+    os.makedirs(os.path.join(inc, "gpuscipy"), exist_ok=True)
+    with open(os.path.join(inc, "shim.h"), "w") as f:
+        f.write(SHIM)
+    with open(os.path.join(inc, "gpuscipy", "types.cuh"), "w") as f:
+        f.write(_host_types_header())
+    procs, libs, names = [], [], {}
+    for k, (header, kernels) in enumerate(fams):
+        src = ['#include "shim.h"', header, LAUNCHER]
+        if "gsconv_smem" in header:
+            src.append("namespace gsconv { alignas(16) unsigned char gsconv_smem[1 << 20]; }")
+        for text, name in kernels:
+            src.append(text)
+            how = "launch" if name.startswith(_BARRIER_KERNELS) else "launch_serial"
+            src.append(f'extern "C" void emu_{name}(void** a, unsigned gx, unsigned gy, '
+                       f"unsigned gz, unsigned bx, unsigned by, unsigned bz) {{ "
+                       f"emu::{how}(&{name}, a, gx, gy, gz, bx, by, bz); }}")
+            names[name] = k
+        path = os.path.join(tmp, f"fam{k}.cpp")
+        with open(path, "w") as f:
+            f.write("\n".join(src))
+        lib = os.path.join(tmp, f"fam{k}.so")
+        libs.append(lib)
+        procs.append(subprocess.Popen(
+            ["g++", "-std=c++20", "-O0", "-ffp-contract=off", "-fPIC", "-shared",
+             "-w", f"-I{inc}", path, "-o", lib],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+    for p in procs:
+        out = p.communicate()[0]
+        if p.returncode:
+            raise RuntimeError(out.decode(errors="replace")[-6000:])
+    emu = Emulator(libs)
+    for name, k in names.items():
+        emu.add(name, libs[k])
+    return emu
+
+
+@pytest.fixture(scope="module")
+def emu(tmp_path_factory):
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not available for the kernel emulator")
+    try:
+        e = _compile(str(tmp_path_factory.mktemp("emu")), _all_kernels())
+    except RuntimeError as err:
+        if "ucontext" in str(err) and "No such file" in str(err):
+            pytest.skip("no <ucontext.h> for the kernel emulator")
+        raise
+    return e
+
+
+@pytest.fixture
+def run(emu, monkeypatch):
+    monkeypatch.setattr(D, "launch", emu)
+    emu.launches.clear()
+    return emu
+
+
+# ---------------------------------------------------------------- helpers
+
+def _close(got, want, rtol=1e-12):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want)
+    elif want.size:
+        scale = max(float(np.max(np.abs(want))), 1e-300)
+        err = float(np.max(np.abs(got.astype(np.complex128) - want)))
+        assert err <= rtol * scale, (err, scale)
+
+
+def _data(rng, shape, dt):
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return rng.random(shape) > 0.6
+    if dt.kind in "iu":
+        lo = 0 if dt.kind == "u" else -60
+        return rng.integers(lo, 60, shape).astype(dt)
+    x = rng.standard_normal(shape)
+    if dt.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dt)
+
+
+def _tol(dt, terms):
+    """float64 (and complex128) sums in another order: 1e-12 relative to the
+    largest output; float32 (and complex64, float16 computed in float32):
+    the ulp of a sum of ``terms`` products."""
+    dt = np.dtype(dt)
+    if dt.kind in "biu":
+        return 0
+    if dt.char == "e":
+        return 2e-3
+    return 1e-12 if dt.itemsize >= 8 and dt.char != "F" else 2e-6 * max(1, terms) ** 0.5
+
+
+# ---------------------------------------------------------------- direct
+
+DIRECT_1D = [(3000, 37), (3000, 700), (37, 3000), (2049, 1), (5, 5), (1, 1), (4, 9),
+             (6000, 1500)]
+
+
+@pytest.mark.parametrize("n1,n2", DIRECT_1D)
+@pytest.mark.parametrize("corr", [False, True])
+def test_direct_1d(run, n1, n2, corr):
+    rng = np.random.default_rng(n1 + n2)
+    f = ss.correlate if corr else ss.convolve
+    ours = C._correlate if corr else C._convolve
+    for dt in ("f8", "c16", "f4"):
+        a, b = _data(rng, n1, dt), _data(rng, n2, dt)
+        for mode in ("full", "same", "valid"):
+            _close(ours(np, a, b, mode, "direct"), f(a, b, mode, method="direct"),
+                   _tol(dt, min(n1, n2)))
+    assert run.launches and all(n.startswith("gsconv_rows") for n in run.launches)
+
+
+@pytest.mark.parametrize("dt", ["?", "i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8",
+                                "e", "f4", "c8"])
+def test_direct_dtypes(run, dt):
+    """Integers wrap exactly as NumPy's (int8 * int8 sums overflow), bool is
+    OR of ANDs, float16 is computed in float32 and rounded once."""
+    rng = np.random.default_rng(len(dt))
+    a, b = _data(rng, 400, dt), _data(rng, 23, dt)
+    if dt in ("u8", "i8"):
+        a = a * np.array(2 ** 40, dt)    # products beyond 2**64 wrap
+    for mode in ("full", "same", "valid"):
+        for corr, f, ours in ((False, ss.convolve, C._convolve),
+                              (True, ss.correlate, C._correlate)):
+            _close(ours(np, a, b, mode, "direct"), f(a, b, mode, method="direct"),
+                   _tol(dt, 23))
+
+
+def test_direct_mixed_dtypes(run):
+    rng = np.random.default_rng(7)
+    for d1, d2 in (("i1", "f4"), ("u1", "i1"), ("?", "i2"), ("f4", "c16"), ("i8", "f4"),
+                   ("u8", "i1")):
+        a, b = _data(rng, (6, 50), d1), _data(rng, (3, 4), d2)
+        for corr, f, ours in ((False, ss.convolve, C._convolve),
+                              (True, ss.correlate, C._correlate)):
+            want = f(a, b, "full", method="direct")
+            _close(ours(np, a, b, "full", "direct"), want, _tol(want.dtype, 12))
+
+
+def test_direct_strided_inputs(run):
+    """Negative and non-unit strides are read in place (no copies)."""
+    rng = np.random.default_rng(8)
+    x = _data(rng, 5000, "f8")
+    h = _data(rng, 60, "c16")
+    for a in (x[::-1], x[::3], x[10:4000:7][::-1]):
+        for b in (h, h[::-2]):
+            for corr, f, ours in ((False, ss.convolve, C._convolve),
+                                  (True, ss.correlate, C._correlate)):
+                _close(ours(np, a, b, "same", "direct"), f(a, b, "same", method="direct"))
+                _close(ours(np, b, a, "full", "direct"), f(b, a, "full", method="direct"))
+
+
+BATCHED = [((7, 300), (1, 25), "rows"), ((300, 5), (25, 1), "rows"),     # moved last
+           ((300, 40), (25, 1), "cols"), ((4, 300, 12), (1, 9, 1), "cols"),
+           ((70, 90), (5, 7), "tile2"), ((3, 40, 50), (1, 40, 3), "tile2"),
+           ((20, 30), (35, 40), "tile2"), ((6, 7, 8), (3, 2, 4), "nd"),
+           ((2, 3, 4, 5), (2, 2, 1, 3), "nd")]
+
+
+@pytest.mark.parametrize("s1,s2,kind", BATCHED)
+def test_direct_nd_kernels(run, s1, s2, kind):
+    rng = np.random.default_rng(sum(s1) + sum(s2))
+    for dt in ("f8", "c16", "i4"):
+        a, b = _data(rng, s1, dt), _data(rng, s2, dt)
+        for mode in ("full", "same", "valid"):
+            for corr, f, ours in ((False, ss.convolve, C._convolve),
+                                  (True, ss.correlate, C._correlate)):
+                kind_, want = "ok", None
+                try:
+                    want = f(a, b, mode, method="direct")
+                except ValueError:
+                    kind_ = "err"
+                if kind_ == "err":
+                    with pytest.raises(ValueError):
+                        ours(np, a, b, mode, "direct")
+                    continue
+                run.launches.clear()
+                _close(ours(np, a, b, mode, "direct"), want, _tol(dt, b.size))
+                assert any(n.startswith(f"gsconv_{kind}") for n in run.launches), \
+                    run.launches
+
+
+@pytest.mark.parametrize("boundary", ["fill", "wrap", "symm"])
+@pytest.mark.parametrize("s1,s2", [((20, 30), (5, 7)), ((4, 5), (9, 11)),
+                                   ((37, 70), (40, 3)), ((1, 50), (3, 1)),
+                                   ((6, 6), (1, 1)), ((60, 20), (2, 18))])
+def test_convolve2d(run, boundary, s1, s2):
+    rng = np.random.default_rng(sum(s1) * 7 + sum(s2))
+    for dt in ("f8", "c8", "i2"):
+        a, b = _data(rng, s1, dt), _data(rng, s2, dt)
+        for mode in ("full", "same", "valid"):
+            for corr, f in ((False, ss.convolve2d), (True, ss.correlate2d)):
+                try:
+                    want = f(a, b, mode, boundary, 3)
+                except ValueError:
+                    with pytest.raises(ValueError):
+                        C._conv2d(np, a, b, mode, boundary, 3, corr)
+                    continue
+                got = C._conv2d(np, a, b, mode, boundary, 3, corr)
+                _close(got, want, _tol(dt, b.size))
+
+
+def test_correlate2d_valid_swapped(run):
+    rng = np.random.default_rng(2)
+    a, b = _data(rng, (4, 5), "c16"), _data(rng, (30, 40), "c16")
+    _close(C._conv2d(np, a, b, "valid", "fill", 0, True), ss.correlate2d(a, b, "valid"))
+    _close(C._conv2d(np, a, b, "valid", "fill", 0, False), ss.convolve2d(a, b, "valid"))
+
+
+def test_empty_outputs(run):
+    a = np.ones((0, 3))
+    _close(C._convolve(np, a, np.ones((2, 2)), "same", "direct"),
+           ss.convolve(a, np.ones((2, 2)), "same", method="direct"))
+    _close(C._conv2d(np, a, np.ones((2, 2)), "full", "fill", 2.0, False),
+           ss.convolve2d(a, np.ones((2, 2)), "full", "fill", 2.0))
+    _close(C._conv2d(np, np.ones((3, 4)), np.ones((3, 0)), "full", "fill", 1.0, False),
+           ss.convolve2d(np.ones((3, 4)), np.ones((3, 0)), "full", "fill", 1.0))
+
+
+# ---------------------------------------------------------------- FFT
+
+@pytest.mark.parametrize("n1,n2", [(9000, 101), (101, 9000), (5000, 2400), (3000, 3000),
+                                   (4097, 2), (1000, 1)])
+def test_fft_1d(run, n1, n2):
+    rng = np.random.default_rng(n1 + 3 * n2)
+    for dt in ("f8", "c16", "f4"):
+        a, b = _data(rng, n1, dt), _data(rng, n2, dt)
+        for mode in ("full", "same", "valid"):
+            want = ss.fftconvolve(a, b, mode)
+            tol = 1e-11 if dt != "f4" else 2e-5
+            _close(C._fftconvolve(np, a, b, mode, None), want, tol)
+            _close(C._fftconvolve(np, a, b, mode, None, force_oa=True),
+                   ss.oaconvolve(a, b, mode), tol)
+
+
+def test_oa_kernels_run(run):
+    rng = np.random.default_rng(0)
+    a, b = _data(rng, 9000, "f8"), _data(rng, 101, "f8")
+    C._fftconvolve(np, a, b, "same", None, force_oa=True)
+    assert run.launches == ["gsfftconv_pack_f8_i1", "gsfftconv_ola_f8_i1"]
+
+
+@pytest.mark.parametrize("s1,s2,axes", [((3, 5000), (1, 64), None), ((3, 5000), (3, 64), [1]),
+                                        ((200, 300), (9, 11), None),
+                                        ((200, 30), (9, 1), [0]), ((5, 4000, 3), (5, 33, 1),
+                                                                   [1]),
+                                        ((40, 50, 60), (3, 4, 5), None)])
+def test_fft_nd(run, s1, s2, axes):
+    rng = np.random.default_rng(sum(s1))
+    for dt in ("f8", "c16"):
+        a, b = _data(rng, s1, dt), _data(rng, s2, dt)
+        for mode in ("full", "same", "valid"):
+            try:
+                want = ss.oaconvolve(a, b, mode, axes=axes)
+            except ValueError:
+                continue
+            _close(C._fftconvolve(np, a, b, mode, axes, force_oa=True), want, 1e-11)
+            _close(C._fftconvolve(np, a, b, mode, axes), ss.fftconvolve(a, b, mode, axes),
+                   1e-11)
+
+
+@pytest.mark.parametrize("dt", ["i4", "u1", "?", "e", "i8"])
+def test_convolve_fft_rounds_integers(run, dt):
+    rng = np.random.default_rng(4)
+    a, b = _data(rng, 9000, dt), _data(rng, 300, dt)
+    want = ss.convolve(a, b, "full", method="direct")
+    _close(C._convolve(np, a, b, "full", "fft"), want, 2e-3 if dt == "e" else 0)
+
+
+@pytest.mark.parametrize("shape,N,axis", [((4, 33), None, -1), ((4, 33), 40, -1),
+                                          ((4, 33), 17, -1), ((4, 33), None, 0),
+                                          ((5, 6, 7), 9, 1), ((1,), None, -1)])
+def test_hilbert(run, shape, N, axis):
+    rng = np.random.default_rng(1)
+    for dt in ("f8", "f4", "i2"):
+        x = _data(rng, shape, dt)
+        _close(C._hilbert(np, x, N, axis), ss.hilbert(x, N, axis),
+               1e-12 if dt != "f4" else 1e-5)
+
+
+# ---------------------------------------------------------------- medfilt
+
+@pytest.mark.parametrize("shape,ks", [((500,), 5), ((500,), 51), ((300,), 101),
+                                      ((40, 50), 3), ((40, 50), [7, 7]), ((30, 20), [9, 9]),
+                                      ((10, 12, 14), 3), ((9, 10, 11), [5, 3, 3]),
+                                      ((4, 5, 6, 7), 3), ((3,), 5), ((6, 7), [1, 3])])
+def test_medfilt(run, shape, ks):
+    rng = np.random.default_rng(len(shape))
+    for dt in ("f8", "f4", "i1", "u2", "i4", "u4", "i8", "u8"):
+        v = _data(rng, shape, dt) if dt[0] != "f" else (rng.standard_normal(shape) * 50
+                                                        ).astype(dt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = ss.medfilt(v, ks)
+            got = M._medfilt(np, v, ks)
+        _close(got, want)
+
+
+def test_medfilt_nan_sorts_last(run):
+    x = np.array([1.0, np.nan, 3, 2, 5, np.nan, np.nan, 0, 4])
+    got = M._medfilt(np, x, 3)
+    np.testing.assert_array_equal(got, M.model_medfilt(x, [3]))
+    got = M._medfilt(np, x.astype(np.float32), 5)
+    np.testing.assert_array_equal(got, M.model_medfilt(x.astype(np.float32), [5]))
+
+
+def test_medfilt_uint64_high_values(run):
+    """Unsigned order for values >= 2**63 (SciPy compares them as signed)."""
+    v = np.array([1, 2 ** 64 - 1, 5, 2 ** 63, 7], np.uint64)
+    np.testing.assert_array_equal(M._medfilt(np, v, 3), M.model_medfilt(v, [3]))
+
+
+# ---------------------------------------------------------------- savgol
+
+@pytest.mark.parametrize("mode", ["interp", "mirror", "constant", "nearest", "wrap"])
+@pytest.mark.parametrize("wl,po,deriv", [(11, 3, 0), (10, 4, 1), (7, 2, 2), (1, 0, 0),
+                                         (5, 4, 5), (31, 5, 0)])
+def test_savgol(run, mode, wl, po, deriv):
+    rng = np.random.default_rng(wl)
+    x = rng.standard_normal((3, 64))
+    for axis, data in ((-1, x), (0, x.T.copy()), (1, x[:, ::-1])):
+        want = ss.savgol_filter(data, wl, po, deriv, 0.5, axis, mode, 0.7)
+        _close(S._savgol(np, data, wl, po, deriv, 0.5, axis, mode, 0.7), want, 1e-10)
+    x32 = x.astype(np.float32)
+    want = ss.savgol_filter(x32, wl, po, deriv, 0.5, -1, mode, 0.7)
+    # float32: SciPy filters in float64 and fits the edges in float32
+    _close(S._savgol(np, x32, wl, po, deriv, 0.5, -1, mode, 0.7), want, 2e-4)
+    big = rng.standard_normal((40, 3))        # inner extent >= 8: the cols kernel
+    want = ss.savgol_filter(big, min(wl, 40), min(po, 3), deriv, 1.0, 0, mode)
+    _close(S._savgol(np, big, min(wl, 40), min(po, 3), deriv, 1.0, 0, mode, 0.0), want,
+           1e-10)
+
+
+def test_grid_stride_loops(run, monkeypatch):
+    """Grids capped at 2 blocks per y/z extent and 3 grid-stride blocks: every
+    kernel's grid-stride loop covers the rest."""
+    monkeypatch.setattr(D, "GRID_YZ", 2)
+    monkeypatch.setattr(D, "GRID_X", 3)
+    rng = np.random.default_rng(11)
+    x, h = _data(rng, (5, 400), "f8"), _data(rng, (1, 30), "f8")
+    _close(C._convolve(np, x, h, "same", "direct"), ss.convolve(x, h, "same", "direct"))
+    xc = _data(rng, (5, 300, 70), "c16")
+    hc = _data(rng, (1, 9, 1), "c16")
+    _close(C._correlate(np, xc, hc, "full", "direct"), ss.correlate(xc, hc, "full", "direct"))
+    m, k = _data(rng, (4, 150, 40), "f4"), _data(rng, (1, 3, 5), "f4")
+    _close(C._convolve(np, m, k, "full", "direct"), ss.convolve(m, k, "full", "direct"),
+           1e-5)
+    v, w = _data(rng, (6, 7, 8), "f8"), _data(rng, (3, 2, 4), "f8")
+    _close(C._convolve(np, v, w, "full", "direct"), ss.convolve(v, w, "full", "direct"))
+    a, b = _data(rng, (4, 3000), "f8"), _data(rng, (1, 40), "f8")
+    _close(C._fftconvolve(np, a, b, "same", None, force_oa=True), ss.oaconvolve(a, b, "same"))
+    _close(C._hilbert(np, a, None, -1), ss.hilbert(a))
+    med = (rng.standard_normal((30, 20)) * 9).astype(np.float32)
+    _close(M._medfilt(np, med, 5), ss.medfilt(med, 5))
+    _close(M._medfilt(np, med.astype(np.float64), [11, 9]), ss.medfilt(med.astype(float),
+                                                                        [11, 9]))
+    sg = rng.standard_normal((7, 50))
+    _close(S._savgol(np, sg, 9, 3, 1, 1.0, -1, "interp", 0.0),
+           ss.savgol_filter(sg, 9, 3, 1), 1e-10)
