@@ -1,0 +1,412 @@
+"""NumPy model of the blocked IIR algorithm of ``_iir.cuh``.
+
+The same chunks, the same matrices (built from unit-state steps, binary
+powering with the kernels' product order), the same Kogge-Stone levels,
+Horner folds and double-double carry (:class:`DD`, :class:`CDD`: the
+kernels' operations, Dekker's exact product in place of fma) as the
+kernels, vectorised over chunks and channels. The CPU tests check it against ``scipy.signal`` so the algorithm
+is verified without a GPU; :func:`model_filter` follows the same
+:func:`~gpuscipy.signal._iir_kernels.plan` as the launches.
+
+Arrays: ``x`` (channels, n) and ``zi`` (channels, D) in the compute dtype;
+``coefs`` as :func:`~gpuscipy.signal._iir_kernels.pack` takes them.
+"""
+
+import math
+
+import numpy
+
+from ._iir_kernels import carry_threads, fused_threads, plan, state_size
+
+__all__ = ["DD", "CDD", "Health", "LIMITS", "widen", "narrow", "step", "step_matrix", "mat_mul", "mat_pow",
+           "run_chunks", "model_serial", "model_fused", "model_scan", "model_filter"]
+
+_SPLIT = 134217729.0  # 2^27 + 1
+
+
+def _split(a):
+    c = _SPLIT * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_prod(a, b):
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _quick_two_sum(a, b):
+    s = a + b
+    return s, b - (s - a)
+
+
+class DD:
+    """Arrays of double-double numbers (hi + lo), with the kernels' +, -, *
+    and NumPy-style indexing."""
+
+    __array_ufunc__ = None  # NumPy operands defer to these operators
+
+    def __init__(self, hi, lo=None):
+        self.hi = numpy.asarray(hi, numpy.float64)
+        self.lo = numpy.zeros_like(self.hi) if lo is None else numpy.asarray(lo, numpy.float64)
+
+    @staticmethod
+    def zeros(shape):
+        return DD(numpy.zeros(shape))
+
+    @property
+    def shape(self):
+        return self.hi.shape
+
+    def copy(self):
+        return DD(self.hi.copy(), self.lo.copy())
+
+    def __getitem__(self, k):
+        return DD(self.hi[k], self.lo[k])
+
+    def __setitem__(self, k, v):
+        v = _dd(v)
+        self.hi[k] = v.hi
+        self.lo[k] = v.lo
+
+    def __add__(self, o):
+        o = _dd(o)
+        s, e = _two_sum(self.hi, o.hi)
+        t, f = _two_sum(self.lo, o.lo)
+        e = e + t
+        s, e = _quick_two_sum(s, e)
+        e = e + f
+        return DD(*_quick_two_sum(s, e))
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return DD(-self.hi, -self.lo)
+
+    def __sub__(self, o):
+        return self + (-_dd(o))
+
+    def __rsub__(self, o):
+        return _dd(o) + (-self)
+
+    def __mul__(self, o):
+        o = _dd(o)
+        p, e = _two_prod(self.hi, o.hi)
+        e = e + (self.hi * o.lo + self.lo * o.hi)
+        return DD(*_quick_two_sum(p, e))
+
+    __rmul__ = __mul__
+
+
+class CDD:
+    """Complex double-double arrays (re, im :class:`DD`)."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, re, im=None):
+        self.re = _dd(re)
+        self.im = DD.zeros(self.re.shape) if im is None else _dd(im)
+
+    @staticmethod
+    def zeros(shape):
+        return CDD(DD.zeros(shape), DD.zeros(shape))
+
+    @property
+    def shape(self):
+        return self.re.shape
+
+    def copy(self):
+        return CDD(self.re.copy(), self.im.copy())
+
+    def __getitem__(self, k):
+        return CDD(self.re[k], self.im[k])
+
+    def __setitem__(self, k, v):
+        v = _cdd(v)
+        self.re[k] = v.re
+        self.im[k] = v.im
+
+    def __add__(self, o):
+        o = _cdd(o)
+        return CDD(self.re + o.re, self.im + o.im)
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        o = _cdd(o)
+        return CDD(self.re - o.re, self.im - o.im)
+
+    def __rsub__(self, o):
+        return _cdd(o) - self
+
+    def __mul__(self, o):
+        o = _cdd(o)
+        return CDD(self.re * o.re - self.im * o.im, self.re * o.im + self.im * o.re)
+
+    __rmul__ = __mul__
+
+
+def _dd(v):
+    return v if isinstance(v, DD) else DD(v)
+
+
+def _cdd(v):
+    if isinstance(v, CDD):
+        return v
+    if isinstance(v, DD):
+        return CDD(v)
+    v = numpy.asarray(v)
+    return CDD(DD(v.real), DD(v.imag))
+
+
+def widen(a):
+    """The exact double-double (complex: CDD) value of a NumPy array."""
+    a = numpy.asarray(a)
+    if a.dtype.kind == "c":
+        return CDD(DD(a.real.astype(numpy.float64)), DD(a.imag.astype(numpy.float64)))
+    return DD(a.astype(numpy.float64))
+
+
+def narrow(v, dtype):
+    """Round a carried value to ``dtype`` (the kernels take the high parts)."""
+    if isinstance(v, CDD):
+        return (v.re.hi + 1j * v.im.hi).astype(dtype)
+    return v.hi.astype(dtype)
+
+
+def _czeros(shape, dtype):
+    return CDD.zeros(shape) if numpy.dtype(dtype).kind == "c" else DD.zeros(shape)
+
+
+def step(kind, order, c, x, z):
+    """One sample through the filter for a batch: ``x`` (B,), ``z`` (B, D)
+    updated in place; returns y (B,). SciPy's expressions and order."""
+    if kind == "ba":
+        n = order
+        b, a = c[:n + 1], c[n + 1:]
+        y = z[:, 0] + b[0] * x
+        for i in range(n - 1):
+            z[:, i] = z[:, i + 1] + x * b[i + 1] - y * a[i + 1]
+        z[:, n - 1] = x * b[n] - y * a[n]
+        return y
+    for s in range(order):
+        q = c[5 * s:5 * s + 5]
+        y = q[0] * x + z[:, 2 * s]
+        z[:, 2 * s] = q[1] * x - q[3] * y + z[:, 2 * s + 1]
+        z[:, 2 * s + 1] = q[2] * x - q[4] * y
+        x = y
+    return x
+
+
+def step_matrix(kind, order, c):
+    """A: column j is one zero-input step from the unit state e_j.
+
+    ``c``: NumPy coefficients (A in their dtype) or :func:`widen` of them
+    (A in double-double)."""
+    d = state_size(kind, order)
+    if isinstance(c, (DD, CDD)):
+        z = widen(numpy.eye(d, dtype=numpy.complex128 if isinstance(c, CDD) else None))
+        x = widen(numpy.zeros(d, numpy.complex128 if isinstance(c, CDD) else None))
+        step(kind, order, c, x, z)
+        t = _czeros((d, d), numpy.complex128 if isinstance(c, CDD) else numpy.float64)
+        for j in range(d):
+            t[:, j] = z[j, :]
+        return t
+    z = numpy.eye(d, dtype=c.dtype)
+    step(kind, order, c, numpy.zeros(d, c.dtype), z)
+    return numpy.ascontiguousarray(z.T)
+
+
+def _mag(a):
+    if isinstance(a, CDD):
+        return numpy.maximum(numpy.abs(a.re.hi), numpy.abs(a.im.hi))
+    return numpy.abs(a.hi if isinstance(a, DD) else a)
+
+
+class Health:
+    """The kernels' `bad` flag: set when a matrix entry exceeds ``limit``
+    (lfilter: 1e8, sosfilt: not finite; see _iir.cuh)."""
+
+    def __init__(self, kind):
+        self.limit = LIMITS[kind]
+        self.bad = False
+
+    def check(self, a):
+        m = _mag(a)
+        if not (m <= self.limit).all():
+            self.bad = True
+        return a
+
+
+LIMITS = {"ba": 1e8, "sos": numpy.finfo(numpy.float64).max}
+
+
+def mat_mul(a, b, health=None):
+    """a b with the kernels' summation order (k = 0, 1, ...)."""
+    s = a[:, 0:1] * b[0:1, :]
+    for k in range(1, a.shape[1]):
+        s = s + a[:, k:k + 1] * b[k:k + 1, :]
+    return s if health is None else health.check(s)
+
+
+def mat_pow(a, e, health=None):
+    """a^e (e >= 1) by the kernels' binary powering."""
+    out = None
+    while True:
+        if e & 1:
+            out = a.copy() if out is None else mat_mul(out, a, health)
+        e >>= 1
+        if e == 0:
+            return out
+        a = mat_mul(a, a, health)
+
+
+def _mat_vec_add(acc, m, v):
+    """acc + m v over the last axis (row sums in k order), batched."""
+    out = acc.copy()
+    for r in range(m.shape[0]):
+        s = acc[..., r]
+        for k in range(m.shape[1]):
+            s = s + m[r, k] * v[..., k]
+        out[..., r] = s
+    return out
+
+
+def _block_scan(v, mats):
+    """Kogge-Stone inclusive scan over axis -2 (the block's threads)."""
+    v = v.copy()
+    for i, m in enumerate(mats):
+        off = 1 << i
+        if off >= v.shape[-2]:
+            break
+        w = v[..., :-off, :].copy()
+        v[..., off:, :] = _mat_vec_add(v[..., off:, :], m, w)
+    return v
+
+
+def _levels(m0, k, health=None):
+    mats = [m0]
+    for _ in range(1, k):
+        mats.append(mat_mul(mats[-1], mats[-1], health))
+    return mats
+
+
+def run_chunks(kind, order, c, xs, lens, z, write=True):
+    """Filter a batch of chunks: ``xs`` (B, L), valid lengths ``lens`` (B,),
+    states ``z`` (B, D) updated in place; returns the outputs (B, L) (zero
+    past each length) or None."""
+    B, L = xs.shape
+    y = numpy.zeros_like(xs) if write else None
+    for j in range(L):
+        active = j < lens
+        if not active.any():
+            break
+        zn = z.copy()
+        o = step(kind, order, c, xs[:, j], zn)
+        z[active] = zn[active]
+        if write:
+            y[active, j] = o[active]
+    return y
+
+
+def _chunked(x, L, G):
+    nch, n = x.shape
+    xp = numpy.zeros((nch, G * L), x.dtype)
+    xp[:, :n] = x
+    lens = numpy.clip(n - numpy.arange(G) * L, 0, L)
+    return xp.reshape(nch * G, L), numpy.tile(lens, nch)
+
+
+def model_serial(kind, order, c, x, zi=None):
+    """One thread per channel over all samples (the 'serial' plan)."""
+    nch, n = x.shape
+    d = state_size(kind, order)
+    z = numpy.zeros((nch, d), x.dtype) if zi is None else zi.astype(x.dtype, copy=True)
+    y = run_chunks(kind, order, c, x, numpy.full(nch, n), z)
+    return y, z
+
+
+def model_fused(kind, order, c, x, zi=None, nt=None):
+    """The fused kernel: ``nt`` chunks of ceil(n / nt) samples per channel,
+    carried states scanned across the block (Kogge-Stone)."""
+    nch, n = x.shape
+    d = state_size(kind, order)
+    nt = nt or fused_threads(d)
+    L = -(-n // nt)
+    cc = widen(c)
+    xs, lens = _chunked(x, L, nt)
+    z = numpy.zeros((nch * nt, d), x.dtype)
+    run_chunks(kind, order, c, xs, lens, z, write=False)
+    health = Health(kind)
+    A = health.check(step_matrix(kind, order, cc))
+    mats = _levels(mat_pow(A, L, health), int(math.log2(nt)), health)
+    if health.bad:
+        return model_serial(kind, order, c, x, zi)
+    e = widen(z.reshape(nch, nt, d))
+    zc = _czeros((nch, d), x.dtype) if zi is None else widen(zi)
+    e[:, 0] = _mat_vec_add(e[:, 0], mats[0], zc)
+    inc = _block_scan(e, mats)
+    s = narrow(inc, x.dtype)
+    z = numpy.concatenate([narrow(zc, x.dtype)[:, None], s[:, :-1]], axis=1)
+    z = z.reshape(nch * nt, d)
+    y = run_chunks(kind, order, c, xs, lens, z).reshape(nch, nt * L)[:, :n]
+    last = (n - 1) // L
+    return y, z.reshape(nch, nt, d)[:, last].copy()
+
+
+def model_scan(kind, order, c, x, zi=None, L=None, nt=None):
+    """The three-kernel plan: chunk states, carry (each of ``nt`` threads
+    folds m chunks, Kogge-Stone across threads, walk), apply."""
+    nch, n = x.shape
+    d = state_size(kind, order)
+    nt = nt or carry_threads(d)
+    G = -(-n // L)
+    cc = widen(c)
+    xs, lens = _chunked(x, L, G)
+    z = numpy.zeros((nch * G, d), x.dtype)
+    run_chunks(kind, order, c, xs, lens, z, write=False)
+    health = Health(kind)
+    phi = mat_pow(health.check(step_matrix(kind, order, cc)), L, health)
+    m = -(-G // nt)
+    mats = _levels(mat_pow(phi.copy(), m, health), int(math.log2(nt)), health)
+    if health.bad:
+        return model_serial(kind, order, c, x, zi)
+    zc = _czeros((nch, d), x.dtype) if zi is None else widen(zi)
+    # Horner folds: thread j over chunks [j m, (j + 1) m)
+    ep = numpy.zeros((nch, nt * m, d), x.dtype)
+    ep[:, :G] = z.reshape(nch, G, d)
+    ep = widen(ep.reshape(nch, nt, m, d))
+    a = _czeros((nch, nt, d), x.dtype)
+    a[:, 0] = zc
+    for i in range(m):
+        a = _mat_vec_add(ep[:, :, i], phi, a)
+    inc = _block_scan(a, mats)
+    s = _czeros((nch, nt, d), x.dtype)
+    s[:, 0] = zc
+    s[:, 1:] = inc[:, :-1]
+    st = numpy.empty((nch, nt, m, d), x.dtype)
+    for i in range(m):
+        st[:, :, i] = narrow(s, x.dtype)
+        s = _mat_vec_add(ep[:, :, i], phi, s)
+    z = st.reshape(nch, nt * m, d)[:, :G].reshape(nch * G, d)
+    y = run_chunks(kind, order, c, xs, lens, z).reshape(nch, G * L)[:, :n]
+    return y, z.reshape(nch, G, d)[:, G - 1].copy()
+
+
+def model_filter(kind, order, c, x, zi=None, staged=True):
+    """What the launches compute for this input (same plan)."""
+    nch, n = x.shape
+    p = plan(nch, n, state_size(kind, order), staged)
+    if p.path == "serial":
+        return model_serial(kind, order, c, x, zi)
+    if p.path == "fused":
+        return model_fused(kind, order, c, x, zi, nt=p.nt)
+    return model_scan(kind, order, c, x, zi, L=p.L, nt=p.nt)
