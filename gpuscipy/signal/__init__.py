@@ -1,6 +1,69 @@
 """Signal processing on the GPU (``scipy.signal``'s names and signatures).
 
-Filter design runs on the host through SciPy and returns device arrays;
-filtering, convolution, resampling, spectral estimation and peak finding
-run on the GPU.
+Filter design and windows run on the host through SciPy and return device
+arrays; filtering (``lfilter``, ``sosfilt`` and their forward-backward
+forms, parallel over time and channels), convolution, resampling, spectral
+estimation and peak finding run on the GPU. Methods and measurements:
+``docs/signal-*.md``.
+
+Filter design
+    butter, cheby1, cheby2, ellip, bessel, iirfilter, iirnotch, iirpeak,
+    firwin, firwin2, sos2tf, tf2sos, zpk2sos
+Filtering
+    lfilter, lfilter_zi, lfiltic, sosfilt, sosfilt_zi, filtfilt,
+    sosfiltfilt, decimate
+Convolution
+    convolve, correlate, fftconvolve, oaconvolve, choose_conv_method,
+    correlation_lags, convolve2d, correlate2d, hilbert, medfilt,
+    savgol_filter
+Multirate
+    upfirdn, resample, resample_poly
+Spectral analysis
+    periodogram, welch, csd, coherence, spectrogram, stft, istft, detrend
+Peak finding
+    find_peaks, peak_prominences, peak_widths, argrelmin, argrelmax,
+    argrelextrema
+Windows
+    get_window and :mod:`gpuscipy.signal.windows`
 """
+
+from . import windows
+from ._convolve import (choose_conv_method, convolve, convolve2d, correlate,
+                        correlate2d, correlation_lags, fftconvolve, hilbert,
+                        medfilt, oaconvolve, savgol_filter)
+from ._decimate import decimate
+from ._detrend import detrend
+from ._filter_design import (bessel, butter, cheby1, cheby2, ellip, firwin,
+                             firwin2, iirfilter, iirnotch, iirpeak, sos2tf,
+                             tf2sos, zpk2sos)
+from ._iir import (filtfilt, lfilter, lfilter_zi, lfiltic, sosfilt, sosfilt_zi,
+                   sosfiltfilt)
+from ._peak_finding import (argrelextrema, argrelmax, argrelmin, find_peaks,
+                            peak_prominences, peak_widths)
+from ._resample import resample, resample_poly
+from ._spectral import (coherence, csd, istft, periodogram, spectrogram, stft,
+                        welch)
+from ._upfirdn import upfirdn
+from .windows import get_window
+
+__all__ = [
+    "butter", "cheby1", "cheby2", "ellip", "bessel", "iirfilter", "iirnotch",
+    "iirpeak", "firwin", "firwin2", "sos2tf", "tf2sos", "zpk2sos",
+    "lfilter", "lfilter_zi", "lfiltic", "sosfilt", "sosfilt_zi", "filtfilt",
+    "sosfiltfilt", "decimate",
+    "convolve", "correlate", "fftconvolve", "oaconvolve", "choose_conv_method",
+    "correlation_lags", "convolve2d", "correlate2d", "hilbert", "medfilt",
+    "savgol_filter",
+    "upfirdn", "resample", "resample_poly",
+    "periodogram", "welch", "csd", "coherence", "spectrogram", "stft", "istft",
+    "detrend",
+    "find_peaks", "peak_prominences", "peak_widths", "argrelmin", "argrelmax",
+    "argrelextrema",
+    "get_window", "windows",
+]
+
+for _name in __all__:
+    _f = globals()[_name]
+    if callable(_f) and getattr(_f, "__module__", "").startswith(__name__ + "._"):
+        _f.__module__ = __name__
+del _name, _f

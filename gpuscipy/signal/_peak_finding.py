@@ -961,23 +961,43 @@ def _relextrema_generic(data, comparator, axis, shifts, mode):
 
 
 def argrelmin(data, axis=0, order=1, mode="clip"):
-    """Calculate the relative minima of ``data`` (``argrelextrema`` with
-    ``numpy.less``); see :func:`argrelextrema` for the parameters.
-
-    Returns
-    -------
-    extrema : tuple of ndarrays, intp (int64)
-    """
     return argrelextrema(data, numpy.less, axis, order, mode)
 
 
 def argrelmax(data, axis=0, order=1, mode="clip"):
-    """Calculate the relative maxima of ``data`` (``argrelextrema`` with
-    ``numpy.greater``); see :func:`argrelextrema` for the parameters.
+    return argrelextrema(data, numpy.greater, axis, order, mode)
+
+
+_ARGREL_DOC = """Relative {what} of ``data``: ``argrelextrema`` with ``numpy.{cmp}``.
+
+    Parameters
+    ----------
+    data : array_like (device or host), N-d
+        Array in which to find the relative {what}.
+    axis : int, optional
+        Axis along which to compare. Default 0.
+    order : int, optional
+        How many points on each side to compare (an int >= 1). Default 1.
+    mode : {{'clip', 'wrap'}}, optional
+        How the edges are treated: 'clip' (default) never counts an edge
+        point as an extremum, 'wrap' wraps around the axis.
 
     Returns
     -------
-    extrema : tuple of ndarrays, intp (int64)
+    extrema : tuple of gpuscipy_core.ndarray, int64
+        Indices of the {what}, one array per dimension of ``data`` (as
+        ``numpy.nonzero`` returns them).
+
+    Raises
+    ------
+    ValueError
+        ``order`` < 1 ("Order must be an int >= 1"), an unknown ``mode``.
+
+    Notes
+    -----
+    One comparison kernel and the core's ``nonzero`` (see
+    :func:`argrelextrema`).
     """
-    return argrelextrema(data, numpy.greater, axis, order, mode)
+argrelmin.__doc__ = _ARGREL_DOC.format(what="minima", cmp="less")
+argrelmax.__doc__ = _ARGREL_DOC.format(what="maxima", cmp="greater")
 

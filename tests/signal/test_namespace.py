@@ -1,0 +1,37 @@
+"""gpuscipy.signal's public names: SciPy's names, signatures and docstrings."""
+
+import inspect
+
+import pytest
+import scipy.signal as ss
+
+import gpuscipy.signal as gs
+
+NAMES = [n for n in gs.__all__ if n != "windows"]
+
+
+def _params(f):
+    return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()
+            if p.name not in ("xp", "device")]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_signature_docstring_and_module(name):
+    f = getattr(gs, name)
+    assert _params(f) == _params(getattr(ss, name))
+    doc = f.__doc__ or ""
+    assert "Parameters" in doc and "Returns" in doc, name
+    assert f.__module__.startswith("gpuscipy.signal")
+
+
+def test_issue_slice_is_complete():
+    # the first slice of scipy.signal that gpuscipy.signal promises
+    wanted = """butter cheby1 cheby2 ellip bessel iirnotch iirpeak iirfilter firwin
+    firwin2 sos2tf tf2sos zpk2sos lfilter lfilter_zi lfiltic filtfilt sosfilt
+    sosfilt_zi sosfiltfilt convolve correlate convolve2d correlate2d fftconvolve
+    oaconvolve choose_conv_method correlation_lags upfirdn resample resample_poly
+    decimate hilbert detrend find_peaks peak_prominences peak_widths argrelmin
+    argrelmax argrelextrema welch periodogram csd coherence spectrogram stft istft
+    get_window medfilt savgol_filter""".split()
+    assert sorted(set(wanted) - set(gs.__all__)) == []
+    assert set(ss.windows.__all__) <= set(dir(gs.windows))
