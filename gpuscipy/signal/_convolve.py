@@ -64,9 +64,10 @@ def direct_plan(s1, s2, mode, corr):
     return plan
 
 
-def direct(xp, in1, in2, mode, corr):
-    """SciPy's direct method (after its checks and its 'valid' swap), by
-    :func:`direct_plan`."""
+def _direct_operands(in1, in2, mode, corr, conj_w):
+    """:func:`direct_plan` applied to the inputs: ``(res, acc, plan, sig, w,
+    conj)`` with ``w`` reversed as planned and, when planned, conjugated by
+    ``conj_w``; ``conj`` is whether the kernels read ``sig`` conjugated."""
     res = P.direct_result_dtype(in1.dtype, in2.dtype)
     acc = P.acc_dtype(res)
     plan = direct_plan(in1.shape, in2.shape, mode, corr)
@@ -77,7 +78,15 @@ def direct(xp, in1, in2, mode, corr):
         conj = sig.dtype.kind == "c"
     w = _reverse(other) if plan["w_flip"] else other
     if plan["w_conj"]:
-        w = _conj(xp, w)
+        w = conj_w(w)
+    return res, acc, plan, sig, w, conj
+
+
+def direct(xp, in1, in2, mode, corr):
+    """SciPy's direct method (after its checks and its 'valid' swap), by
+    :func:`direct_plan`."""
+    res, acc, plan, sig, w, conj = _direct_operands(in1, in2, mode, corr,
+                                                    lambda v: _conj(xp, v))
     w = xp.ascontiguousarray(w.astype(acc))
     return D.correlate(xp, sig, w, plan["out_shape"], plan["starts"], res, conj=conj)
 
@@ -86,17 +95,7 @@ def model_direct(in1, in2, mode, corr):
     """NumPy model of :func:`direct`: the same plan, the kernels' contract
     evaluated by ``_convolve_direct.model_correlate``."""
     in1, in2 = numpy.asarray(in1), numpy.asarray(in2)
-    res = P.direct_result_dtype(in1.dtype, in2.dtype)
-    acc = P.acc_dtype(res)
-    plan = direct_plan(in1.shape, in2.shape, mode, corr)
-    sig, other = (in1, in2) if plan["sig"] == "in1" else (in2, in1)
-    conj = False
-    if plan["sig_flip"]:
-        sig = _reverse(sig)
-        conj = sig.dtype.kind == "c"
-    w = _reverse(other) if plan["w_flip"] else other
-    if plan["w_conj"]:
-        w = numpy.conj(w)
+    res, acc, plan, sig, w, conj = _direct_operands(in1, in2, mode, corr, numpy.conj)
     out = D.model_correlate(sig.astype(acc), w.astype(acc), plan["out_shape"],
                             plan["starts"], acc, conj=conj)
     return (out != 0) if res.kind == "b" else out.astype(res)

@@ -28,8 +28,8 @@ import numpy
 
 __all__ = ["EXT", "MAXDIM", "KINDS", "kernel_name", "kernel_wrapper", "kernel_source",
            "header", "rows_params", "cols_params", "tile2_params", "shared_bytes",
-           "launch", "device_xp", "ptr", "correlate", "model_correlate", "model_rows_tiled",
-           "variants"]
+           "launch", "device_xp", "ptr", "axis_view", "correlate", "model_correlate",
+           "model_rows_tiled", "variants"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 EXT = {"fill": 0, "wrap": 1, "symm": 2, "mirror": 3, "nearest": 4}
@@ -330,15 +330,23 @@ def _run_rows(xp, sig, w, out, a, s, conj, ext, fill):
     return out
 
 
-def _run_cols(xp, sig, w, out, a, s, conj, ext, fill):
-    es = _estrides(sig)
-    sb = _collapse(sig.shape[:a], es[:a])
-    si = _collapse(sig.shape[a + 1:], es[a + 1:])
+def axis_view(xp, x, a):
+    """``(x, sb, sl, si)``: element strides of ``x`` read as (outer, L,
+    inner) around axis ``a`` (the dims before and after ``a`` collapsed); a
+    C-contiguous copy of ``x`` when either group does not collapse."""
+    es = _estrides(x)
+    sb = _collapse(x.shape[:a], es[:a])
+    si = _collapse(x.shape[a + 1:], es[a + 1:])
     if sb is None or si is None:
-        sig = xp.ascontiguousarray(sig)
-        es = _estrides(sig)
-        sb = _collapse(sig.shape[:a], es[:a])
-        si = _collapse(sig.shape[a + 1:], es[a + 1:])
+        x = xp.ascontiguousarray(x)
+        es = _estrides(x)
+        sb = _collapse(x.shape[:a], es[:a])
+        si = _collapse(x.shape[a + 1:], es[a + 1:])
+    return x, sb, es[a], si
+
+
+def _run_cols(xp, sig, w, out, a, s, conj, ext, fill):
+    sig, sb, sl, si = axis_view(xp, sig, a)
     outer = math.prod(sig.shape[:a])
     inner = math.prod(sig.shape[a + 1:])
     L, K, Lout = sig.shape[a], w.shape[a], out.shape[a]
@@ -347,7 +355,7 @@ def _run_cols(xp, sig, w, out, a, s, conj, ext, fill):
     src, name = kernel_source("cols", sig.dtype, acc, out.dtype, conj)
     grid = (-(-Lout // (8 * r)), _grid1(-(-inner // 32)), _grid1(outer))
     launch(src, name, grid, (32, 8, 1),
-           (ptr(sig), L, sb, es[a], si, ptr(w), K, ptr(out), Lout, s, outer, inner, fill,
+           (ptr(sig), L, sb, sl, si, ptr(w), K, ptr(out), Lout, s, outer, inner, fill,
             numpy.int32(EXT[ext])),
            shared_bytes("cols", acc))
     return out

@@ -168,39 +168,15 @@ def fft_convolve(xp, in1, in2, mode, axes, force_oa=False, out_dtype=None, round
         return _oa(xp, fft, in1, in2, axes, plan[1], plan[2], reg, cplx, out_dtype,
                    round_)
     fshape = [fft.next_fast_len(s1[a] + s2[a] - 1, not cplx) for a in axes]
-    if cplx:
-        sp1 = fft.fftn(in1, s=fshape, axes=axes)
-        sp2 = fft.fftn(in2, s=fshape, axes=axes)
-    else:
-        sp1 = fft.rfftn(in1, s=fshape, axes=axes)
-        sp2 = fft.rfftn(in2, s=fshape, axes=axes)
-    if numpy.broadcast_shapes(sp1.shape, sp2.shape) == sp1.shape:
-        sp1 *= sp2
-        sp = sp1
-    else:
-        sp = sp1 * sp2
+    fwd = fft.fftn if cplx else fft.rfftn
+    sp1 = fwd(in1, s=fshape, axes=axes)
+    sp2 = fwd(in2, s=fshape, axes=axes)
+    sp = _times(sp1, sp2)
     del sp2
-    if cplx:
-        ret = fft.ifftn(sp, s=fshape, axes=axes, norm="forward")
-    else:
-        ret = fft.irfftn(sp, s=fshape, axes=axes, norm="forward")
+    ret = _ifft_forward(fft, sp, fshape, axes, cplx)
     del sp, sp1
     slices = [slice(st, st + n) for n, st in reg]
     return _crop(xp, ret, slices, 1.0 / math.prod(fshape), out_dtype, round_)
-
-
-def _contig_view(xp, x, a):
-    """(x, so, sl, si): x as (outer, L, inner) with element strides; a
-    C-contiguous copy when the outer or inner dims do not collapse."""
-    es = D._estrides(x)
-    so = D._collapse(x.shape[:a], es[:a])
-    si = D._collapse(x.shape[a + 1:], es[a + 1:])
-    if so is None or si is None:
-        x = xp.ascontiguousarray(x)
-        es = D._estrides(x)
-        so = D._collapse(x.shape[:a], es[:a])
-        si = D._collapse(x.shape[a + 1:], es[a + 1:])
-    return x, so, es[a], si
 
 
 def _oa(xp, fft, in1, in2, axes, a, N, reg, cplx, out_dtype, round_):
@@ -210,7 +186,7 @@ def _oa(xp, fft, in1, in2, axes, a, N, reg, cplx, out_dtype, round_):
     S, nb = oa_layout(L, K, N)
     nd = sig.ndim
     # 1. pack the signal into zero-padded blocks: (outer, nb, N, inner)
-    sig, so, sl, si = _contig_view(xp, sig, a)
+    sig, so, sl, si = D.axis_view(xp, sig, a)
     outer = math.prod(sig.shape[:a])
     inner = math.prod(sig.shape[a + 1:])
     pshape = sig.shape[:a] + (nb, N) + sig.shape[a + 1:]
@@ -225,19 +201,13 @@ def _oa(xp, fft, in1, in2, axes, a, N, reg, cplx, out_dtype, round_):
     baxes = [x + 1 if x > a else x for x in others] + [a + 1]
     kaxes = others + [a]
     scale = 1.0 / math.prod(sfft)
-    if cplx:
-        spec = fft.fftn(blocks, s=sfft, axes=baxes)
-        hspec = fft.fftn(ker, s=sfft, axes=kaxes)
-    else:
-        spec = fft.rfftn(blocks, s=sfft, axes=baxes)
-        hspec = fft.rfftn(ker, s=sfft, axes=kaxes)
+    fwd = fft.fftn if cplx else fft.rfftn
+    spec = fwd(blocks, s=sfft, axes=baxes)
+    hspec = fwd(ker, s=sfft, axes=kaxes)
     del blocks
     hspec *= _real_scalar(hspec.dtype, scale)
     hspec = xp.expand_dims(hspec, a)
-    if numpy.broadcast_shapes(spec.shape, hspec.shape) == spec.shape:
-        spec *= hspec
-    else:
-        spec = spec * hspec
+    spec = _times(spec, hspec)
     del hspec
     # 3. unnormalised inverse (the 1/N is in the kernel's spectrum)
     y = _inverse(xp, fft, spec, sfft, baxes, cplx)
@@ -270,9 +240,23 @@ def _inverse(xp, fft, spec, sfft, baxes, cplx):
             and spec.shape[-1] > 1):
         from gpuscipy.fft import _basic
         return _basic.exec_trailing(xp.ascontiguousarray(spec), 1, "C2R", (sfft[-1],), 1)
+    return _ifft_forward(fft, spec, sfft, baxes, cplx)
+
+
+def _times(a, b):
+    """``a * b``, computed in place in ``a`` when the product has its shape."""
+    if numpy.broadcast_shapes(a.shape, b.shape) == a.shape:
+        a *= b
+        return a
+    return a * b
+
+
+def _ifft_forward(fft, spec, s, axes, cplx):
+    """Unnormalised (``norm='forward'``) inverse of a full or one-sided
+    spectrum."""
     if cplx:
-        return fft.ifftn(spec, s=sfft, axes=baxes, norm="forward")
-    return fft.irfftn(spec, s=sfft, axes=baxes, norm="forward")
+        return fft.ifftn(spec, s=s, axes=axes, norm="forward")
+    return fft.irfftn(spec, s=s, axes=axes, norm="forward")
 
 
 def analytic_signal(xp, x, N, axis):

@@ -7,11 +7,11 @@ the CPU tests check it against SciPy directly.
 """
 
 import math
-import numbers
-import operator
 import warnings
 
 import numpy
+
+from gpuscipy.fft._helper import init_nd_shape_and_axes
 
 __all__ = ["MODES", "MSG_MODE", "MSG_MODE_FFT", "MSG_MODE_CHOOSE", "MSG_METHOD",
            "MSG_DIM", "MSG_DIM_CONVOLVE", "MSG_VALID", "MSG_BOUNDARY",
@@ -164,15 +164,6 @@ def fill_value(fillvalue, dtype):
     return fv.reshape(())[()]
 
 
-def _iterable_of_int(x, name):
-    if isinstance(x, numbers.Number):
-        x = (x,)
-    try:
-        return [operator.index(a) for a in x]
-    except TypeError as e:
-        raise ValueError(f"{name} must be a scalar or iterable of integers") from e
-
-
 def init_freq_conv_axes(shape1, shape2, mode, axes):
     """SciPy's ``_init_freq_conv_axes`` on shapes: ``(swap, axes)``.
 
@@ -183,18 +174,12 @@ def init_freq_conv_axes(shape1, shape2, mode, axes):
     needs in1 and in2 exchanged.
     """
     ndim = len(shape1)
+    # gpuscipy.fft's normalisation of axes (SciPy's messages); the unit
+    # shape keeps its check of the transform lengths out of the way
     noaxes = axes is None
-    if noaxes:
-        axes = list(range(ndim))
-    else:
-        axes = _iterable_of_int(axes, "axes")
-        axes = [a + ndim if a < 0 else a for a in axes]
-        if any(a >= ndim or a < 0 for a in axes):
-            raise ValueError("axes exceeds dimensionality of input")
-        if len(set(axes)) != len(axes):
-            raise ValueError("all axes must be unique")
-        if not len(axes):
-            raise ValueError("when provided, axes cannot be empty")
+    _, axes = init_nd_shape_and_axes((1,) * ndim, None, axes)
+    if not noaxes and not len(axes):
+        raise ValueError("when provided, axes cannot be empty")
     axes = [a for a in axes if shape1[a] != 1 and shape2[a] != 1]
     if not all(shape1[a] == shape2[a] or shape1[a] == 1 or shape2[a] == 1
                for a in range(ndim) if a not in axes):

@@ -81,18 +81,6 @@ def edge_matrix(window_length, polyorder, deriv, delta):
     return Dm @ pinv / (float(delta) ** deriv)
 
 
-def _layout(xp, x, axis):
-    es = D._estrides(x)
-    sb = D._collapse(x.shape[:axis], es[:axis])
-    si = D._collapse(x.shape[axis + 1:], es[axis + 1:])
-    if sb is None or si is None:
-        x = xp.ascontiguousarray(x)
-        es = D._estrides(x)
-        sb = D._collapse(x.shape[:axis], es[:axis])
-        si = D._collapse(x.shape[axis + 1:], es[axis + 1:])
-    return x, sb, es[axis], si
-
-
 def _savgol(xp, x, window_length, polyorder, deriv, delta, axis, mode, cval):
     if mode not in ["mirror", "constant", "nearest", "interp", "wrap"]:
         raise ValueError("mode must be 'mirror', 'constant', 'nearest' "
@@ -121,7 +109,7 @@ def _savgol(xp, x, window_length, polyorder, deriv, delta, axis, mode, cval):
     if h == 0:
         return y
     E = xp.asarray(edge_matrix(window_length, polyorder, deriv, delta))
-    xs, sb, sl, si = _layout(xp, x, axis)
+    xs, sb, sl, si = D.axis_view(xp, x, axis)
     outer = math.prod(xs.shape[:axis])
     inner = math.prod(xs.shape[axis + 1:])
     src, name = kernel_source(x.dtype)

@@ -694,6 +694,20 @@ def _extend(padtype, x, edge, axis):
     return x
 
 
+def _forward_backward(filt, ext, zi, edge, axis):
+    """filtfilt's two passes of ``filt(x, axis=, zi=)`` over the extended
+    input ``ext``: forward from ``zi`` times its first sample, backward from
+    ``zi`` times the last output; then the ``edge`` extension cut off."""
+    x0 = _axis_slice(ext, stop=1, axis=axis)
+    y, _ = filt(ext, axis=axis, zi=zi * x0)
+    y0 = _axis_slice(y, start=-1, axis=axis)
+    y, _ = filt(gp.flip(y, axis=axis), axis=axis, zi=zi * y0)
+    y = gp.flip(y, axis=axis)
+    if edge > 0:
+        y = _axis_slice(y, start=edge, stop=-edge, axis=axis)
+    return y
+
+
 def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=None):
     """Apply a digital filter forward and backward (zero phase).
 
@@ -749,14 +763,7 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     zi_shape = [1] * x.ndim
     zi_shape[axis] = zi.size
     zi = gp.asarray(numpy.reshape(zi, zi_shape))
-    x0 = _axis_slice(ext, stop=1, axis=axis)
-    y, _ = lfilter(b, a, ext, axis=axis, zi=zi * x0)
-    y0 = _axis_slice(y, start=-1, axis=axis)
-    y, _ = lfilter(b, a, gp.flip(y, axis=axis), axis=axis, zi=zi * y0)
-    y = gp.flip(y, axis=axis)
-    if edge > 0:
-        y = _axis_slice(y, start=edge, stop=-edge, axis=axis)
-    return y
+    return _forward_backward(functools.partial(lfilter, b, a), ext, zi, edge, axis)
 
 
 def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None):
@@ -803,11 +810,4 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None):
     zi_shape = [1] * x.ndim
     zi_shape[axis] = 2
     zi = gp.asarray(zi.reshape([n_sections] + zi_shape))
-    x_0 = _axis_slice(ext, stop=1, axis=axis)
-    y, _ = sosfilt(sos, ext, axis=axis, zi=zi * x_0)
-    y_0 = _axis_slice(y, start=-1, axis=axis)
-    y, _ = sosfilt(sos, gp.flip(y, axis=axis), axis=axis, zi=zi * y_0)
-    y = gp.flip(y, axis=axis)
-    if edge > 0:
-        y = _axis_slice(y, start=edge, stop=-edge, axis=axis)
-    return y
+    return _forward_backward(functools.partial(sosfilt, sos), ext, zi, edge, axis)

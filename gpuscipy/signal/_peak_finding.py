@@ -57,6 +57,8 @@ import gpuscipy_core as gp
 from gpuscipy_core._kernel._nvrtc import read_source
 from gpuscipy_core._kernel._ufunc_names import ctype
 
+from ._arraytools import hashable as _hashable
+
 try:   # SciPy's own class, so filters written for SciPy catch ours
     from scipy.signal._peak_finding_utils import PeakPropertyWarning
 except ImportError:  # pragma: no cover
@@ -935,14 +937,6 @@ def argrelextrema(data, comparator, axis=0, order=1, mode="clip"):
         f(grid, block, (data, mask, outer, datalen, inner, reach, numpy.int32(code),
                         numpy.int32(how == "wrap")))
     return gp.nonzero(mask)
-
-
-def _hashable(f):
-    try:
-        hash(f)
-    except TypeError:
-        return False
-    return True
 
 
 def _relextrema_generic(data, comparator, axis, shifts, mode):

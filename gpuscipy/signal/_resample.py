@@ -17,13 +17,13 @@ computed in the output dtype), otherwise ``x - bg`` is formed first.
 model of the kernel, for the CPU tests.
 """
 
-import collections
 import math
-import threading
 
 import numpy
 
 from . import _upfirdn as U
+from ._arraytools import LRUCache
+from ._arraytools import hashable as _hashable
 
 __all__ = ["resample", "resample_poly", "resample_impl", "spectral_window",
            "centring", "design_filter",
@@ -36,16 +36,7 @@ _CACHE_SIZE = 32
 
 # ------------------------------------------------------------ host set-up
 
-def _hashable(obj):
-    try:
-        hash(obj)
-    except TypeError:
-        return False
-    return True
-
-
-_design_cache = collections.OrderedDict()
-_design_lock = threading.Lock()
+_design_cache = LRUCache(_CACHE_SIZE)
 
 
 def design_filter(up, down, window, x_dtype):
@@ -56,12 +47,9 @@ def design_filter(up, down, window, x_dtype):
     host array, cached when ``window`` is hashable."""
     x_dtype = numpy.dtype(x_dtype)
     key = (up, down, window, x_dtype.str) if _hashable(window) else None
-    if key is not None:
-        with _design_lock:
-            hit = _design_cache.get(key)
-            if hit is not None:
-                _design_cache.move_to_end(key)
-                return hit
+    hit = _design_cache.get(key)
+    if hit is not None:
+        return hit
     from scipy.signal import firwin
     max_rate = max(up, down)
     half_len = 10 * max_rate
@@ -69,13 +57,7 @@ def design_filter(up, down, window, x_dtype):
     h = numpy.asarray(h, dtype=x_dtype if x_dtype.kind in "fc" else numpy.float64)
     h *= up
     h.flags.writeable = False
-    out = (h, half_len)
-    if key is not None:
-        with _design_lock:
-            _design_cache[key] = out
-            while len(_design_cache) > _CACHE_SIZE:
-                _design_cache.popitem(last=False)
-    return out
+    return _design_cache.put(key, (h, half_len))
 
 
 def centring(len_h, half_len, n_in, up, down):
@@ -128,7 +110,7 @@ def _is_array(obj):
 
 # ---------------------------------------------------------- device pieces
 
-_device_cache = collections.OrderedDict()
+_device_cache = LRUCache(_CACHE_SIZE)
 
 
 def _device_taps(h, dtype, key):
@@ -143,17 +125,10 @@ def _device_taps(h, dtype, key):
     from gpuscipy_core._cuda._device import get_device_id
     from gpuscipy_core._cuda._stream import get_current_stream_ptr
     full = (key, numpy.dtype(dtype).str, get_device_id(), get_current_stream_ptr())
-    with _design_lock:
-        hit = _device_cache.get(full)
-        if hit is not None:
-            _device_cache.move_to_end(full)
-            return hit
-    d = gp.asarray(numpy.ascontiguousarray(h, dtype=dtype))
-    with _design_lock:
-        _device_cache[full] = d
-        while len(_device_cache) > _CACHE_SIZE:
-            _device_cache.popitem(last=False)
-    return d
+    hit = _device_cache.get(full)
+    if hit is not None:
+        return hit
+    return _device_cache.put(full, gp.asarray(numpy.ascontiguousarray(h, dtype=dtype)))
 
 
 def _median(x, axis):
@@ -346,7 +321,7 @@ def model_resample_poly(x, up, down, window=("kaiser", 5.0), padtype="constant",
 
 # ---------------------------------------------------------------- resample
 
-_window_cache = collections.OrderedDict()
+_window_cache = LRUCache(_CACHE_SIZE)
 
 
 def spectral_window(window, n):
@@ -355,20 +330,12 @@ def spectral_window(window, n):
     from scipy.fft import fftshift
     from scipy.signal import get_window
     key = (window, n) if _hashable(window) else None
-    if key is not None:
-        with _design_lock:
-            hit = _window_cache.get(key)
-            if hit is not None:
-                _window_cache.move_to_end(key)
-                return hit
+    hit = _window_cache.get(key)
+    if hit is not None:
+        return hit
     w = numpy.ascontiguousarray(fftshift(get_window(window, n)), dtype=numpy.float64)
     w.flags.writeable = False
-    if key is not None:
-        with _design_lock:
-            _window_cache[key] = w
-            while len(_window_cache) > _CACHE_SIZE:
-                _window_cache.popitem(last=False)
-    return w
+    return _window_cache.put(key, w)
 
 
 def resample(x, num, t=None, axis=0, window=None, domain="time"):

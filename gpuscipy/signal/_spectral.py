@@ -490,6 +490,29 @@ def coherence(x, y, fs=1.0, window='hann_periodic', nperseg=None, noverlap=None,
 # spectrogram / stft (SciPy's legacy _spectral_helper route)
 # ---------------------------------------------------------------------------
 
+def _positive_nperseg(nperseg):
+    """``int(nperseg)``, with SciPy's error when it is below 1."""
+    nperseg = int(nperseg)
+    if nperseg < 1:
+        raise ValueError('nperseg must be a positive integer')
+    return nperseg
+
+
+def _fft_overlap(nfft, nfft_default, nperseg, noverlap):
+    """``(nfft, noverlap, hop)`` of the STFT helper and istft: ``nfft_default``
+    when ``nfft`` is None; the defaults and checks with SciPy's messages."""
+    if nfft is None:
+        nfft = nfft_default
+    elif nfft < nperseg:
+        raise ValueError('nfft must be greater than or equal to nperseg.')
+    else:
+        nfft = int(nfft)
+    noverlap = nperseg // 2 if noverlap is None else int(noverlap)
+    if noverlap >= nperseg:
+        raise ValueError('noverlap must be less than nperseg.')
+    return nfft, noverlap, nperseg - noverlap
+
+
 def _spectral_helper(be, x, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
                      scaling, axis, op, boundary=None, padded=False, level=4, wkey=None):
     """SciPy's legacy ``_spectral_helper`` for one signal; ``op`` is the
@@ -507,22 +530,11 @@ def _spectral_helper(be, x, fs, window, nperseg, noverlap, nfft, detrend, return
     if x.ndim > 1 and axis != -1:
         x = be.xp.moveaxis(x, axis, -1)
     if nperseg is not None:
-        nperseg = int(nperseg)
-        if nperseg < 1:
-            raise ValueError('nperseg must be a positive integer')
+        nperseg = _positive_nperseg(nperseg)
     if wkey is None:
         wkey = H.window_key(window)
     win, nperseg = H.triage_segments(window, nperseg, x.shape[-1], level + 1)
-    if nfft is None:
-        nfft = nperseg
-    elif nfft < nperseg:
-        raise ValueError('nfft must be greater than or equal to nperseg.')
-    else:
-        nfft = int(nfft)
-    noverlap = nperseg // 2 if noverlap is None else int(noverlap)
-    if noverlap >= nperseg:
-        raise ValueError('noverlap must be less than nperseg.')
-    nstep = nperseg - noverlap
+    nfft, noverlap, nstep = _fft_overlap(nfft, nperseg, nperseg, noverlap)
 
     length = x.shape[-1]
     n_sig = length
@@ -743,25 +755,9 @@ def _istft_impl(be, Zxx, fs, window, nperseg, noverlap, nfft, input_onesided, bo
         n_default = 2 * (Z.shape[freq_axis] - 1)
     else:
         n_default = Z.shape[freq_axis]
-    if nperseg is None:
-        nperseg = n_default
-    else:
-        nperseg = int(nperseg)
-        if nperseg < 1:
-            raise ValueError('nperseg must be a positive integer')
-    if nfft is None:
-        if input_onesided and nperseg == n_default + 1:
-            nfft = nperseg
-        else:
-            nfft = n_default
-    elif nfft < nperseg:
-        raise ValueError('nfft must be greater than or equal to nperseg.')
-    else:
-        nfft = int(nfft)
-    noverlap = nperseg // 2 if noverlap is None else int(noverlap)
-    if noverlap >= nperseg:
-        raise ValueError('noverlap must be less than nperseg.')
-    nstep = nperseg - noverlap
+    nperseg = n_default if nperseg is None else _positive_nperseg(nperseg)
+    nfft_default = nperseg if input_onesided and nperseg == n_default + 1 else n_default
+    nfft, noverlap, nstep = _fft_overlap(nfft, nfft_default, nperseg, noverlap)
     ndim = Z.ndim
     if time_axis != ndim - 1 or freq_axis != ndim - 2:
         if freq_axis < 0:

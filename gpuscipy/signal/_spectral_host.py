@@ -9,47 +9,20 @@ Nothing here reads signal data. Windows come from
 call uploads nothing.
 """
 
-import collections
-import threading
 import warnings
 
 import numpy
 from scipy.signal import ShortTimeFFT, get_window
 
+from ._arraytools import LRUCache
+
 __all__ = ["host_array", "window_key", "host_window", "triage_segments", "stft_plan",
            "device_copy", "median_bias", "istft_norm", "nola_ok"]
 
 _CACHE_MAX = 64
-_lock = threading.Lock()
-_host_cache = collections.OrderedDict()     # (window, nperseg) -> read-only ndarray
-_sft_cache = collections.OrderedDict()      # parameters -> ShortTimeFFT
-_dev_cache = collections.OrderedDict()      # (key, dtype, device) -> device array
-
-
-def _get(cache, key):
-    if key is None:
-        return None
-    try:
-        with _lock:
-            v = cache.get(key)
-            if v is not None:
-                cache.move_to_end(key)
-            return v
-    except TypeError:          # unhashable key (a tuple window holding a list)
-        return None
-
-
-def _put(cache, key, value):
-    if key is None:
-        return value
-    try:
-        with _lock:
-            cache[key] = value
-            while len(cache) > _CACHE_MAX:
-                cache.popitem(last=False)
-    except TypeError:
-        pass
-    return value
+_host_cache = LRUCache(_CACHE_MAX)     # (window, nperseg) -> read-only ndarray
+_sft_cache = LRUCache(_CACHE_MAX)      # parameters -> ShortTimeFFT
+_dev_cache = LRUCache(_CACHE_MAX)      # (key, dtype, device) -> device array
 
 
 def host_array(a):
@@ -76,11 +49,11 @@ def host_window(window, nperseg):
     """``scipy.signal.get_window(window, nperseg)``, cached (read-only)."""
     wk = window_key(window)
     key = None if wk is None else (wk, int(nperseg))
-    w = _get(_host_cache, key)
+    w = _host_cache.get(key)
     if w is None:
         w = get_window(window, nperseg)
         w.setflags(write=False)
-        _put(_host_cache, key, w)
+        _host_cache.put(key, w)
     return w
 
 
@@ -119,11 +92,11 @@ def stft_plan(win, wkey, hop, fs, fft_mode, nfft, scale_to):
     key = None
     if wkey is not None:
         key = (wkey, len(win), hop, type(fs).__name__, fs, fft_mode, nfft, scale_to)
-    sft = _get(_sft_cache, key)
+    sft = _sft_cache.get(key)
     if sft is None:
         sft = ShortTimeFFT(win, hop, fs, fft_mode=fft_mode, mfft=nfft, scale_to=scale_to,
                            phase_shift=None)
-        _put(_sft_cache, key, sft)
+        _sft_cache.put(key, sft)
     return sft
 
 
@@ -135,10 +108,10 @@ def device_copy(be, key, make, dtype):
         return numpy.asarray(make(), dtype)
     from gpuscipy_core._cuda._device import get_device_id
     full = None if key is None else (key, dtype.str, get_device_id())
-    d = _get(_dev_cache, full)
+    d = _dev_cache.get(full)
     if d is None:
         d = be.asarray(numpy.ascontiguousarray(make(), dtype))
-        _put(_dev_cache, full, d)
+        _dev_cache.put(full, d)
     return d
 
 
