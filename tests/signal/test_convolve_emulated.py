@@ -20,9 +20,6 @@ Skipped when g++ (C++20) is not available.
 
 import ctypes
 import os
-import re
-import shutil
-import subprocess
 import warnings
 
 import numpy as np
@@ -35,61 +32,27 @@ from gpuscipy.signal import _convolve_fft as F
 from gpuscipy.signal import _convolve_medfilt as M
 from gpuscipy.signal import _convolve_savgol as S
 
-_CORE_INCLUDE = os.path.join(os.path.dirname(D.__file__), "..", "..", "gpuscipy_core",
-                             "_kernel", "include", "gpuscipy")
+from . import _host_cuda as H
 
-SHIM = r"""
-#pragma once
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstring>
+SHIM = H.SHIM_BASE + r"""
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <tuple>
-#include <type_traits>
-#include <utility>
-#include <vector>
-using std::isnan; using std::isinf; using std::isfinite; using std::signbit;
-#define __device__
-#define __host__
-#define __global__
-#define __forceinline__ inline
-#define __restrict__
-#define __shared__
-#define __align__(n) __attribute__((aligned(n)))
-#define __launch_bounds__(...)
-struct dim3 { unsigned x, y, z; };
 inline dim3 threadIdx, blockIdx;
 inline dim3 blockDim, gridDim;
-#include <cstdio>
-#include <cstdlib>
 inline void (*emu_sync)() = nullptr;
 inline void __syncthreads() {
   if (!emu_sync) { std::fprintf(stderr, "emulator: __syncthreads in a kernel run serially\n"); std::abort(); }
   emu_sync();
 }
-inline double __longlong_as_double(long long v) { double d; std::memcpy(&d, &v, 8); return d; }
-inline long long __double_as_longlong(double v) { long long d; std::memcpy(&d, &v, 8); return d; }
-inline float __int_as_float(int v) { float d; std::memcpy(&d, &v, 4); return d; }
-inline float __uint_as_float(unsigned v) { float d; std::memcpy(&d, &v, 4); return d; }
-inline unsigned __float_as_uint(float v) { unsigned d; std::memcpy(&d, &v, 4); return d; }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline double __dsub_rn(double a, double b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
 """
 
-LAUNCHER = r"""
+LAUNCHER = H.CALL + r"""
 #include <functional>
 #include <ucontext.h>
 namespace emu {
-template <class... P, std::size_t... I>
-void call(void (*k)(P...), void** argv, std::index_sequence<I...>) {
-  k(*static_cast<std::remove_cv_t<std::remove_reference_t<P>>*>(argv[I])...);
-}
 // Kernels without barriers: every CUDA thread in turn on the calling thread.
 template <class... P>
 void launch_serial(void (*k)(P...), void** argv, unsigned gx, unsigned gy, unsigned gz,
@@ -171,24 +134,6 @@ void launch(void (*k)(P...), void** argv, unsigned gx, unsigned gy, unsigned gz,
 """
 
 
-def _host_types_header():
-    """The core's types.cuh with its three PTX half conversions in C++."""
-    with open(os.path.join(_CORE_INCLUDE, "types.cuh"), encoding="utf-8") as f:
-        text = f.read()
-    subs = [
-        (r'asm\("cvt\.rn\.f16\.f32 %0, %1;" : "=h"\(h\) : "f"\(f\)\);',
-         "{ _Float16 t_ = (_Float16)f; std::memcpy(&h, &t_, 2); }"),
-        (r'asm\("cvt\.rn\.f16\.f64 %0, %1;" : "=h"\(h\) : "d"\(d\)\);',
-         "{ _Float16 t_ = (_Float16)d; std::memcpy(&h, &t_, 2); }"),
-        (r'asm\("cvt\.f32\.f16 %0, %1;" : "=f"\(f\) : "h"\(h\)\);',
-         "{ _Float16 t_; std::memcpy(&t_, &h, 2); f = (float)t_; }"),
-    ]
-    for pat, rep in subs:
-        text, n = re.subn(pat, lambda _m, r=rep: r, text)
-        assert n == 1, f"types.cuh changed: {pat!r} not found"
-    return '#include "shim.h"\n' + text
-
-
 def _strip_header(source, header):
     assert source.startswith(header)
     return source[len(header):]
@@ -225,26 +170,7 @@ class Emulator:
 
     def __call__(self, source, name, grid, block, args, shared):
         fn = getattr(self.fns[self.names[name]], "emu_" + name)
-        keep = []
-        argv = (ctypes.c_void_p * len(args))()
-        for i, a in enumerate(args):
-            if isinstance(a, bytes):
-                raw = a
-            elif isinstance(a, np.generic):
-                raw = a.tobytes()
-            elif isinstance(a, (bool, np.bool_)):
-                raw = np.bool_(a).tobytes()
-            elif isinstance(a, int):
-                raw = np.int64(a).tobytes()
-            elif isinstance(a, float):
-                raw = np.float64(a).tobytes()
-            else:
-                raise TypeError(type(a))
-            buf = np.zeros(len(raw) + 32, np.uint8)
-            off = (-buf.ctypes.data) % 16
-            buf[off:off + len(raw)] = np.frombuffer(raw, np.uint8)
-            keep.append(buf)
-            argv[i] = buf.ctypes.data + off
+        argv, _keep = H.pack_args(args)
         assert shared <= (1 << 20)
         fn(argv, *[ctypes.c_uint(int(v)) for v in grid], *[ctypes.c_uint(int(v))
                                                             for v in block])
@@ -257,13 +183,8 @@ _BARRIER_KERNELS = ("gsconv_rows", "gsconv_cols", "gsconv_tile2")
 
 
 def _compile(tmp, fams):
-    inc = os.path.join(tmp, "inc")
-    os.makedirs(os.path.join(inc, "gpuscipy"), exist_ok=True)
-    with open(os.path.join(inc, "shim.h"), "w") as f:
-        f.write(SHIM)
-    with open(os.path.join(inc, "gpuscipy", "types.cuh"), "w") as f:
-        f.write(_host_types_header())
-    procs, libs, names = [], [], {}
+    inc = H.write_includes(os.path.join(tmp, "inc"), SHIM)
+    jobs, names = [], {}
     for k, (header, kernels) in enumerate(fams):
         src = ['#include "shim.h"', header, LAUNCHER]
         if "gsconv_smem" in header:
@@ -278,16 +199,9 @@ def _compile(tmp, fams):
         path = os.path.join(tmp, f"fam{k}.cpp")
         with open(path, "w") as f:
             f.write("\n".join(src))
-        lib = os.path.join(tmp, f"fam{k}.so")
-        libs.append(lib)
-        procs.append(subprocess.Popen(
-            ["g++", "-std=c++20", "-O0", "-ffp-contract=off", "-fPIC", "-shared",
-             "-w", f"-I{inc}", path, "-o", lib],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
-    for p in procs:
-        out = p.communicate()[0]
-        if p.returncode:
-            raise RuntimeError(out.decode(errors="replace")[-6000:])
+        jobs.append((path, os.path.join(tmp, f"fam{k}.so")))
+    H.compile_libraries(jobs, inc, ["-O0"])
+    libs = [lib for _, lib in jobs]
     emu = Emulator(libs)
     for name, k in names.items():
         emu.add(name, libs[k])
@@ -296,8 +210,7 @@ def _compile(tmp, fams):
 
 @pytest.fixture(scope="module")
 def emu(tmp_path_factory):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not available for the kernel emulator")
+    H.require_gxx("g++ not available for the kernel emulator")
     try:
         e = _compile(str(tmp_path_factory.mktemp("emu")), _all_kernels())
     except RuntimeError as err:

@@ -17,39 +17,19 @@ results are bitwise those of a device without fused multiply-adds.
 import ctypes
 import os
 import re
-import shutil
-import subprocess
 import types
 
 import numpy as np
 
 from gpuscipy.signal import _iir_kernels as K
 
-_CORE = os.path.join(os.path.dirname(K.__file__), "..", "..", "gpuscipy_core", "_kernel",
-                     "include", "gpuscipy", "types.cuh")
+from . import _host_cuda as H
 
-SHIM = r"""
-#pragma once
+SHIM = H.SHIM_BASE + r"""
 #include <algorithm>
 #include <barrier>
-#include <cmath>
-#include <cstdint>
-#include <cstring>
 #include <thread>
-#include <type_traits>
-#include <utility>
-#include <vector>
-using std::isnan; using std::isinf; using std::isfinite; using std::signbit;
 using std::fma; using std::fabs; using std::fmax;
-#define __device__
-#define __host__
-#define __global__
-#define __forceinline__ inline
-#define __noinline__
-#define __restrict__
-#define __align__(n) alignas(n)
-#define __launch_bounds__(...)
-struct dim3 { unsigned x, y, z; };
 inline thread_local dim3 threadIdx, blockIdx;
 inline dim3 blockDim, gridDim;
 inline thread_local std::barrier<>* emu_block_bar;
@@ -58,26 +38,11 @@ inline void __syncthreads() { emu_block_bar->arrive_and_wait(); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu_warp_bar->arrive_and_wait(); }
 template <class A> inline A min(A a, A b) { return b < a ? b : a; }
 template <class A> inline A max(A a, A b) { return a < b ? b : a; }
-inline double __longlong_as_double(long long v) { double d; std::memcpy(&d, &v, 8); return d; }
-inline long long __double_as_longlong(double v) { long long d; std::memcpy(&d, &v, 8); return d; }
-inline float __int_as_float(int v) { float d; std::memcpy(&d, &v, 4); return d; }
-inline float __uint_as_float(unsigned v) { float d; std::memcpy(&d, &v, 4); return d; }
-inline unsigned __float_as_uint(float v) { unsigned d; std::memcpy(&d, &v, 4); return d; }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline double __dsub_rn(double a, double b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
 namespace emu { alignas(16) inline char smem[1 << 20]; }
 """
 
-LAUNCH = r"""
+LAUNCH = H.CALL + r"""
 namespace emu {
-template <class... P, std::size_t... I>
-void call(void (*k)(P...), void** argv, std::index_sequence<I...>) {
-  k(*static_cast<std::remove_cv_t<std::remove_reference_t<P>>*>(argv[I])...);
-}
 template <class... P>
 void launch(void (*k)(P...), void** argv, unsigned gx, unsigned bx) {
   gridDim = {gx, 1, 1};
@@ -106,25 +71,8 @@ void launch(void (*k)(P...), void** argv, unsigned gx, unsigned bx) {
 }  // namespace emu
 """
 
-
-def host_types_header():
-    """types.cuh with its PTX half conversions in C++."""
-    with open(_CORE, encoding="utf-8") as f:
-        text = f.read()
-    subs = [(r'asm\("cvt\.rn\.f16\.f32 %0, %1;" : "=h"\(h\) : "f"\(f\)\);',
-             "{ _Float16 q = (_Float16)f; std::memcpy(&h, &q, 2); }"),
-            (r'asm\("cvt\.rn\.f16\.f64 %0, %1;" : "=h"\(h\) : "d"\(d\)\);',
-             "{ _Float16 q = (_Float16)d; std::memcpy(&h, &q, 2); }"),
-            (r'asm\("cvt\.f32\.f16 %0, %1;" : "=f"\(f\) : "h"\(h\)\);',
-             "{ _Float16 q; std::memcpy(&q, &h, 2); f = (float)q; }")]
-    for pat, rep in subs:
-        text, n = re.subn(pat, lambda _m, r=rep: r, text)
-        assert n == 1, f"types.cuh changed: {pat!r}"
-    return '#include "shim.h"\n' + text
-
-
-def available():
-    return shutil.which("g++") is not None
+host_types_header = H.host_types_header
+available = H.available
 
 
 class Emulator:
@@ -133,13 +81,7 @@ class Emulator:
 
     def __init__(self, tmp, specs, jobs=2, lazy=False):
         self.tmp, self.lazy = tmp, lazy
-        inc = os.path.join(tmp, "inc")
-        self.inc = inc
-        os.makedirs(os.path.join(inc, "gpuscipy"), exist_ok=True)
-        with open(os.path.join(inc, "shim.h"), "w") as f:
-            f.write(SHIM)
-        with open(os.path.join(inc, "gpuscipy", "types.cuh"), "w") as f:
-            f.write(host_types_header())
+        self.inc = H.write_includes(os.path.join(tmp, "inc"), SHIM)
         self.libs, self.where, self.dlls, self.launches = [], {}, [], []
         groups = [g for g in (specs[i::jobs] for i in range(jobs)) if g]
         self._build(groups)
@@ -151,7 +93,7 @@ class Emulator:
                              .replace("extern __shared__ __align__(16) char smem[];",
                                       "char* smem = emu::smem;"))
         assert "extern __shared__" not in host_header
-        procs, new = [], []
+        new = []
         for group in groups:
             k = len(self.libs)
             parts = ['#include "shim.h"', host_header, LAUNCH]
@@ -168,16 +110,10 @@ class Emulator:
                 f.write("\n".join(parts))
             lib = os.path.join(self.tmp, f"iir{k}.so")
             self.libs.append(lib)
-            new.append((lib, names))
-            procs.append(subprocess.Popen(
-                ["g++", "-std=c++20", "-O1", "-ffp-contract=off", "-fno-fast-math", "-fPIC",
-                 "-shared", "-pthread", "-w", f"-I{self.inc}", path, "-o", lib],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
-        for p in procs:
-            out = p.communicate()[0]
-            if p.returncode:
-                raise RuntimeError(out.decode(errors="replace")[-8000:])
-        for lib, names in new:
+            new.append((path, lib, names))
+        H.compile_libraries([(path, lib) for path, lib, _ in new], self.inc,
+                            ["-O1", "-fno-fast-math", "-pthread"], tail=8000)
+        for _, lib, names in new:
             self.dlls.append(ctypes.CDLL(lib))
             for name in names:
                 self.where[name] = len(self.dlls) - 1
@@ -197,23 +133,7 @@ class Emulator:
 
         def launch(grid, block, args, shared_mem=0, stream=None):
             assert shared_mem <= (1 << 20)
-            keep, argv = [], (ctypes.c_void_p * len(args))()
-            for i, a in enumerate(args):
-                if isinstance(a, np.ndarray):
-                    raw = np.int64(a.ctypes.data).tobytes()
-                elif isinstance(a, bytes):
-                    raw = a
-                elif isinstance(a, np.generic):
-                    raw = a.tobytes()
-                elif isinstance(a, int):
-                    raw = np.int64(a).tobytes()
-                else:
-                    raise TypeError(type(a))
-                buf = np.zeros(len(raw) + 16, np.uint8)
-                off = (-buf.ctypes.data) % 16
-                buf[off:off + len(raw)] = np.frombuffer(raw, np.uint8)
-                keep.append(buf)
-                argv[i] = buf.ctypes.data + off
+            argv, _keep = H.pack_args(args)
             g = grid[0] if isinstance(grid, tuple) else grid
             b = block[0] if isinstance(block, tuple) else block
             fn(argv, ctypes.c_uint(int(g)), ctypes.c_uint(int(b)))

@@ -30,6 +30,7 @@ import pytest
 import scipy.signal as ss
 
 from gpuscipy.signal import _upfirdn as U
+from tests.signal import _host_cuda as H  # absolute: this file also runs as a script
 
 RATES = [(1, 1), (2, 1), (1, 2), (3, 2), (2, 3), (5, 1), (1, 7), (7, 3), (3, 8)]
 HLENS = [1, 2, 5, 12, 30]
@@ -527,40 +528,18 @@ def test_gpu_large_resample_rate():
 # SciPy's summation order); complex ones within 1e-13 / 1e-5 of the scale
 # (gs::complex multiplies with fma).
 
-_SHIM = r"""
+_SHIM = H.SHIM_BASE + r"""
 #include <math.h>
-#include <cmath>
-#include <cstring>
-#include <cstddef>
 #include <barrier>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <thread>
-#include <vector>
-#define __device__
-#define __global__
-#define __host__
-#define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
-#define __align__(n) __attribute__((aligned(n)))
-#define __launch_bounds__(...)
-#define __shared__
-struct dim3 { unsigned x = 1, y = 1, z = 1; };
 thread_local dim3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
 std::barrier<>* gs_emu_barrier;
 unsigned char* gs_emu_smem;
 inline void __syncthreads() { gs_emu_barrier->arrive_and_wait(); }
-inline double __longlong_as_double(long long v) { double d; std::memcpy(&d, &v, 8); return d; }
-inline float __int_as_float(int v) { float d; std::memcpy(&d, &v, 4); return d; }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dsub_rn(double a, double b) { return a - b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
-using std::isnan; using std::isinf; using std::isfinite; using std::signbit;
 """
 
 _HARNESS = r"""
@@ -640,15 +619,6 @@ static void emu_run(unsigned gx, unsigned gy, unsigned bx, unsigned by, size_t s
 extern "C" void emu_shutdown() { if (!emu::workers.empty()) emu::stop_pool(); }
 """
 
-# types.cuh converts float16 with PTX; on the host, _Float16 does it
-_HALF_HOST = {
-    'asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));':
-        "{ _Float16 t = (_Float16)f; std::memcpy(&h, &t, 2); }",
-    'asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));':
-        "{ _Float16 t = (_Float16)d; std::memcpy(&h, &t, 2); }",
-    'asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));':
-        "{ _Float16 t; std::memcpy(&t, &h, 2); f = (float)t; }",
-}
 _SMEM_DECL = "extern __shared__ __align__(16) unsigned char gsufd_smem[];"
 
 
@@ -662,17 +632,7 @@ def _kernel_params(src, name):
 
 def _emu_build(tmp):
     """Build the emulator library; returns its path."""
-    import subprocess
-    from gpuscipy_core._kernel._nvrtc import include_dir
-    with open(os.path.join(include_dir(), "gpuscipy", "types.cuh")) as f:
-        types = f.read()
-    for old, new in _HALF_HOST.items():
-        assert old in types, f"types.cuh changed: update the emulator's {old!r}"
-        types = types.replace(old, new)
-    inc = os.path.join(tmp, "include", "gpuscipy")
-    os.makedirs(inc, exist_ok=True)
-    with open(os.path.join(inc, "types.cuh"), "w") as f:
-        f.write(types)
+    inc = H.write_includes(os.path.join(tmp, "include"), prelude="")
     header = U._header()
     assert _SMEM_DECL in header
     parts = [_SHIM, header.replace(_SMEM_DECL, "unsigned char* gsufd_smem = gs_emu_smem;")]
@@ -692,11 +652,8 @@ def _emu_build(tmp):
     with open(cpp, "w") as f:
         f.write("".join(parts + wrappers))
     so = os.path.join(tmp, "upfirdn_emu.so")
-    r = subprocess.run(["g++", "-std=c++20", "-O0", "-fsanitize=address",
-                        "-fno-omit-frame-pointer", "-ffp-contract=off", "-fPIC", "-shared",
-                        "-w", f"-I{os.path.join(tmp, 'include')}", cpp, "-o", so],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-6000:]
+    H.compile_libraries([(cpp, so)], inc, ["-O0", "-fsanitize=address",
+                                           "-fno-omit-frame-pointer"])
     return so
 
 
@@ -869,10 +826,8 @@ def _emu_cases(fns):
 
 @pytest.fixture(scope="module")
 def emulator(tmp_path_factory):
-    import shutil
     import subprocess
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not found: the host emulation of the kernels needs it")
+    H.require_gxx("g++ not found: the host emulation of the kernels needs it")
     libasan = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True,
                              text=True).stdout.strip()
     if not os.path.isabs(libasan) or not os.path.exists(libasan):
