@@ -6,6 +6,9 @@
 #   OUT=DIR            where logs/JSON go (default ./out)
 #   SKIP_TESTS=1       skip pytest          SKIP_BENCH=1   skip benchmarks
 #   PYTEST_ARGS="..."  extra pytest args (word-split), e.g. "-x -k sum"
+#   TEST_PATHS="..."   what pytest runs (word-split; default "tests"), e.g.
+#                      "tests/signal tests/demo" for the second call of a split run
+#   DEMO=1             also run "gpuscipy-demo --quick" (report under $OUT/demo-report)
 #   PYTEST_XDIST=1     run tests with pytest-xdist "-n 4" (PYTEST_XDIST_N=8 for 8)
 #   PYTEST_TIMEOUT=S   per-test timeout via pytest-timeout (default 300; 0 = off)
 #   BENCH_ARGS="..."   extra args for every benchmarks.bench_* module, e.g. "--quick"
@@ -90,8 +93,10 @@ if [ "${SKIP_TESTS:-0}" != "1" ]; then
     # shellcheck disable=SC2206  # PYTEST_ARGS is word-split on purpose
     extra=(${PYTEST_ARGS:-})
     t0=$SECONDS
+    # shellcheck disable=SC2206
+    paths=(${TEST_PATHS:-tests})
     GPUSCIPY_CACHE_DIR="$CACHE_ROOT/tests" \
-        "$PY" -m pytest "${args[@]}" tests "${extra[@]}" 2>&1 | tee "$OUT/pytest.log"
+        "$PY" -m pytest "${args[@]}" "${paths[@]}" "${extra[@]}" 2>&1 | tee "$OUT/pytest.log"
     test_rc=${PIPESTATUS[0]}
     echo "[pytest exit $test_rc in $((SECONDS - t0)) s]"
     pytest_summary="$(grep -v '^\s*$' "$OUT/pytest.log" | tail -n 1)"
@@ -99,6 +104,18 @@ if [ "${SKIP_TESTS:-0}" != "1" ]; then
         rc=$((rc | 1))
         [ "$test_rc" -eq 5 ] && pytest_summary="$pytest_summary (no tests collected: counted as failure)"
     fi
+fi
+
+# ---------------------------------------------------------------- demo
+demo_summary="(demo skipped)"
+if [ "${DEMO:-0}" = "1" ]; then
+    section "gpuscipy-demo --quick"
+    t0=$SECONDS
+    GPUSCIPY_CACHE_DIR="$CACHE_ROOT/tests" \
+        "$PY" -m gpuscipy.demo --quick --report-dir "$OUT/demo-report" 2>&1 | tee "$OUT/demo.log"
+    demo_rc=${PIPESTATUS[0]}
+    demo_summary="gpuscipy-demo --quick exit $demo_rc in $((SECONDS - t0)) s"
+    [ "$demo_rc" -ne 0 ] && rc=$((rc | 1))
 fi
 
 # ---------------------------------------------------------------- bench
@@ -136,6 +153,7 @@ fi
 # ---------------------------------------------------------------- summary
 section "summary"
 echo "pytest: $pytest_summary"
+echo "demo: $demo_summary"
 echo "$bars_summary"
 echo "gpu_check exit status: $rc  (1 tests, 2 install, 4 bench/bars)"
 exit "$rc"
