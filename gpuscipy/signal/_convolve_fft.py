@@ -184,7 +184,6 @@ def _oa(xp, fft, in1, in2, axes, a, N, reg, cplx, out_dtype, round_):
     sig, ker = (in1, in2) if s1[a] >= s2[a] else (in2, in1)
     L, K = sig.shape[a], ker.shape[a]
     S, nb = oa_layout(L, K, N)
-    nd = sig.ndim
     # 1. pack the signal into zero-padded blocks: (outer, nb, N, inner)
     sig, so, sl, si = D.axis_view(xp, sig, a)
     outer = math.prod(sig.shape[:a])
