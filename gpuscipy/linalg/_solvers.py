@@ -510,7 +510,7 @@ def _solve_pos(a1, b1, lower):
     out = gp.empty((a3.shape[0], n, k), dt)
     infos, rconds = [], []
     for i in range(a3.shape[0]):
-        f, info, sol = _potrf_lower_path(a3[i], lower)
+        _, info, sol = _potrf_lower_path(a3[i], lower)
         infos.append(info.reshape(1))
         out[i] = sol(b3[i].astype(dt, order="F", copy=True))
         y = sol(d.estimator_vectors(n, dt))
