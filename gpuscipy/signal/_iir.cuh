@@ -372,15 +372,26 @@ GS_DEV void run_staged(const F& f, typename F::value_type (&z)[F::D],
   const int lane = threadIdx.x & 31;
   const int my_len = rlen[lane];
   T* row = buf + lane * W;
-  for (int r0 = 0; r0 < L; r0 += LS) {
+  // Round r's LS loads are issued before round r - 1's steps (software
+  // pipelining: their latency hides behind the filtering) and all before
+  // the first shared store, which would otherwise order them one by one.
+  T v[LS];
+  auto fetch = [&](int r0) {
 #pragma unroll
     for (int i = 0; i < LS; ++i) {
       const int e = i * 32 + lane, rr = e / LS, col = e % LS, t = r0 + col;
-      T v = T(0);
-      if (t < rlen[rr]) v = gs::cast<T>(x[rxb[rr] + (long long)t * xst]);
-      buf[rr * W + col] = v;
+      v[i] = t < rlen[rr] ? gs::cast<T>(x[rxb[rr] + (long long)t * xst]) : T(0);
+    }
+  };
+  fetch(0);
+  for (int r0 = 0; r0 < L; r0 += LS) {
+#pragma unroll
+    for (int i = 0; i < LS; ++i) {
+      const int e = i * 32 + lane;
+      buf[(e / LS) * W + e % LS] = v[i];
     }
     __syncwarp();
+    if (r0 + LS < L) fetch(r0 + LS);
     const int cnt = min(LS, my_len - r0);
 #pragma unroll 4
     for (int j = 0; j < cnt; ++j) {

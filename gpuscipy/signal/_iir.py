@@ -494,7 +494,8 @@ def lfilter_zi(b, a):
     Raises
     ------
     ValueError
-        As SciPy (coefficients not 1-D, ``a`` all zeros, a length-1 filter).
+        As the installed SciPy (coefficients not 1-D, ``a`` all zeros; SciPy
+        1.17 also refuses a length-1 filter, 1.18 returns an empty ``zi``).
     """
     return gp.asarray(_ss.lfilter_zi(_host(b), _host(a)))
 

@@ -436,6 +436,11 @@ def resample_impl(x, num, t, axis, window, domain, xp, fft):
             X[..., m // 2] *= 2 if num < n_x else 0.5
         x_r = fft.irfft(X / s_fac, n=num, overwrite_x=True)
     else:
+        if W is not None:
+            # Transform at the precision of the windowed result (SciPy 1.18
+            # returns a complex64 input windowed by a float64 window to
+            # double-precision accuracy; 1.17 transforms in single first).
+            x = x.astype(numpy.result_type(x.dtype, W.dtype), copy=False)
         X = fft.fft(x) if domain == "time" else x
         if W is not None:
             X = X * W

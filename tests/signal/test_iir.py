@@ -490,7 +490,19 @@ ERROR_CASES = [
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(ERROR_CASES)])
 def test_errors_match_scipy(name, args, kw):
     ref = _outcome(getattr(ss, name), *args, **kw)
-    assert ref is not None, "SciPy accepted this case"
+    if ref is None:
+        # SciPy versions differ on a few cases (1.18 accepts a length-1
+        # filter in lfilter_zi and filtfilt; 1.17 refuses it): then we must
+        # accept it too and give the installed SciPy's answer.
+        import gpuscipy_core as gp
+        if not gp.is_available():
+            pytest.skip("the installed SciPy accepts this case; comparing "
+                        "the answers needs a GPU")
+        want = np.asarray(getattr(ss, name)(*args, **kw))
+        got = getattr(G, name)(*args, **kw).get()
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+        return
     assert _outcome(getattr(G, name), *args, **kw) == ref
 
 

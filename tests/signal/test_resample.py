@@ -234,7 +234,7 @@ gpu = pytest.mark.gpu
 TOL = {"f": 2e-5, "F": 2e-5, "d": 1e-12, "D": 1e-12}
 
 
-def _close(out, ref, scale=0.0):
+def _close(out, ref, scale=0.0, tol=None):
     assert out.dtype == ref.dtype and out.shape == ref.shape
     got = out.get()
     if ref.size == 0:
@@ -243,7 +243,8 @@ def _close(out, ref, scale=0.0):
     fin = np.isfinite(ref)
     s = float(np.max(np.abs(ref[fin]))) if fin.any() else 0.0
     err = float(np.max(np.abs(got[fin] - ref[fin]))) if fin.any() else 0.0
-    assert err <= TOL[ref.dtype.char] * (s + scale + 1e-300), err
+    tol = TOL[ref.dtype.char] if tol is None else tol
+    assert err <= tol * (s + scale + 1e-300), err
 
 
 def _poly_scale(x, up, down):
@@ -346,7 +347,11 @@ def test_gpu_resample(dtype):
                         continue
                     ref = ss.resample(x, num, window=w, domain=domain)
                     out = R.resample(gp.asarray(x), num, window=wd, domain=domain)
-                    _close(out, ref)
+                    # A single-precision input is accurate to single precision
+                    # even where a float64 window promotes the result: SciPy
+                    # 1.17 transforms before promoting, 1.18 after.
+                    _close(out, ref, tol=max(TOL.get(x.dtype.char, 0.0),
+                                             TOL[ref.dtype.char]))
 
 
 @gpu

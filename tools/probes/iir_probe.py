@@ -1,0 +1,158 @@
+"""Probe: where the IIR filters' time goes on the GPU (plans, kernels, host).
+
+    python -m tools.probes.iir_probe
+
+Times every plan (serial, fused with each block size, scan with each chunk
+length) of the benchmark cases with CUDA events, each kernel of the default
+plan, the kernels' registers / local memory, the host time per call of a
+small filter, and CuPy's sosfilt/lfilter on the same data.
+"""
+
+import cProfile
+import io
+import pstats
+import time
+
+import numpy as np
+import scipy.signal as ss
+
+from benchmarks import _harness as H
+
+import gpuscipy_core as gp
+from gpuscipy import signal as gs
+from gpuscipy.signal import _iir_kernels as K
+
+BK, _ = H.load_backend("gpuscipy")
+
+
+def t_gpu(fn, rep=20):
+    return H.time_gpu(fn, BK, warmup=3, repeat=rep).median_s
+
+
+SOS8 = ss.butter(8, 0.1, output="sos")
+B4, A4 = ss.butter(4, 0.1)
+rng = np.random.default_rng(0)
+CASES = [
+    ("sos o8 1x2^20", lambda x: gs.sosfilt(SOS8, x), (1, 1 << 20), 8),
+    ("ba o4 1x2^20", lambda x: gs.lfilter(B4, A4, x), (1, 1 << 20), 4),
+    ("sos o8 1024x65536", lambda x: gs.sosfilt(SOS8, x), (1024, 65536), 8),
+    ("sos o8 1x4096", lambda x: gs.sosfilt(SOS8, x), (1, 4096), 8),
+    ("sos o8 64x4096", lambda x: gs.sosfilt(SOS8, x), (64, 4096), 8),
+]
+
+orig_plan = K.plan
+
+
+def forced(p):
+    def f(nch, n, d, staged):
+        return p
+    return f
+
+
+print("== plans (ms, median of 20; max |diff| vs default plan) ==", flush=True)
+for name, call, shape, d in CASES:
+    x = gp.asarray(rng.standard_normal(shape))
+    nch, n = shape
+    ref = call(x).get()
+    dflt = orig_plan(nch, n, d, True)
+    print(f"-- {name}: default {dflt}  total {t_gpu(lambda: call(x)) * 1e3:.4f} ms", flush=True)
+    trials = [K.Plan("serial", n, 1, K.CHUNK_THREADS)]
+    for nt in K.FUSED_NTS:
+        L = -(-n // nt)
+        trials.append(K.Plan("fused", L, -(-n // L), nt))
+    L = K.SCAN_L_MIN
+    while L <= K.SCAN_L_MAX and L <= n:
+        # the carry kernel is compiled for carry_threads(d) threads
+        trials.append(K.Plan("scan", L, -(-n // L), K.carry_threads(d)))
+        L *= 2
+    for p in trials:
+        if p.path == "serial" and n * (1 if nch > 1 else 1) > 70000 and nch < 64:
+            continue
+        K.plan = forced(p)
+        try:
+            got = call(x).get()
+            err = float(np.max(np.abs(got - ref)))
+            t = t_gpu(lambda: call(x), rep=10)
+            print(f"   {p.path:6s} L={p.L:5d} G={p.G:5d} nt={p.nt:3d}  {t * 1e3:8.4f} ms  diff {err:.1e}",
+                  flush=True)
+        except Exception as e:  # noqa: BLE001
+            print(f"   {p}: {type(e).__name__}: {e}", flush=True)
+        finally:
+            K.plan = orig_plan
+
+print("\n== kernels of the default plans (ms per launch; regs, local bytes, static smem) ==",
+      flush=True)
+orig_function = K._function
+log = []
+
+
+def timed_function(*a, **k):
+    f = orig_function(*a, **k)
+
+    def launch(grid, block, args, shared_mem=0, stream=None):
+        s, e = BK.event(), BK.event()
+        s.record()
+        f(grid, block, args, shared_mem=shared_mem)
+        e.record()
+        e.synchronize()
+        log.append((a[0], grid, block, shared_mem, BK.elapsed_ms(s, e), f.attribute("NUM_REGS"),
+                    f.attribute("LOCAL_SIZE_BYTES"), f.attribute("SHARED_SIZE_BYTES")))
+    return launch
+
+
+K._function = timed_function
+for name, call, shape, d in CASES:
+    x = gp.asarray(rng.standard_normal(shape))
+    for _ in range(3):
+        log.clear()
+        call(x)
+    print(f"-- {name}", flush=True)
+    for role, grid, block, smem, ms, regs, local, ssm in log:
+        print(f"   {role:7s} grid {grid[0]:6d} block {block[0]:4d} dyn smem {smem:6d}  {ms:8.4f} ms"
+              f"  regs {regs} local {local} static smem {ssm}", flush=True)
+K._function = orig_function
+
+print("\n== host time per call (wall, sync at end) ==", flush=True)
+for shape in ((4096,), (1 << 20,)):
+    x = gp.asarray(rng.standard_normal(shape))
+    for label, fn in (("sosfilt np sos", lambda: gs.sosfilt(SOS8, x)),
+                      ("sosfilt dev sos", lambda s=gp.asarray(SOS8): gs.sosfilt(s, x)),
+                      ("lfilter np ba", lambda: gs.lfilter(B4, A4, x))):
+        for _ in range(20):
+            fn()
+        BK.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(500):
+            fn()
+        BK.synchronize()
+        print(f"   {label:16s} n={shape[0]:8d}: {(time.perf_counter() - t0) / 500 * 1e6:8.1f} us/call",
+              flush=True)
+x = gp.asarray(rng.standard_normal(4096))
+pr = cProfile.Profile()
+pr.enable()
+for _ in range(500):
+    gs.sosfilt(SOS8, x)
+BK.synchronize()
+pr.disable()
+s = io.StringIO()
+pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(25)
+print(s.getvalue()[:6000], flush=True)
+xs = rng.standard_normal(4096)
+print(f"   scipy sosfilt 4096: {H.time_cpu(lambda: ss.sosfilt(SOS8, xs), repeat=50).median_s * 1e6:.1f} us",
+      flush=True)
+
+print("\n== CuPy ==", flush=True)
+try:
+    import cupy as cp
+    import cupyx.scipy.signal as cs
+    cb, _ = H.load_backend("cupy")
+    sos_c, b_c, a_c = cp.asarray(SOS8), cp.asarray(B4), cp.asarray(A4)
+    for name, fn, shape in (("sos o8 1x2^20", lambda x: cs.sosfilt(sos_c, x), (1 << 20,)),
+                            ("ba o4 1x2^20", lambda x: cs.lfilter(b_c, a_c, x), (1 << 20,)),
+                            ("sos o8 1024x65536", lambda x: cs.sosfilt(sos_c, x), (1024, 65536)),
+                            ("sos o8 4096", lambda x: cs.sosfilt(sos_c, x), (4096,))):
+        xc = cp.asarray(rng.standard_normal(shape))
+        print(f"   {name:20s} {H.time_gpu(lambda: fn(xc), cb, warmup=3, repeat=20).median_s * 1e3:8.4f} ms",
+              flush=True)
+except Exception as e:  # noqa: BLE001
+    print("cupy failed:", type(e).__name__, e)
