@@ -31,7 +31,7 @@ class Function:
     Call it as ``f(grid, block, args, shared_mem=0, stream=None)``.
     """
 
-    __slots__ = ("name", "ptr", "device_id", "_handle", "_module")
+    __slots__ = ("name", "ptr", "device_id", "_handle", "_module", "_smem_allowed")
 
     def __init__(self, module, name, device_id):
         self._module = module
@@ -40,19 +40,23 @@ class Function:
         self._handle = check(driver.cuModuleGetFunction(module, name.encode()),
                              "cuModuleGetFunction")
         self.ptr = int(self._handle)
+        self._smem_allowed = 48 * 1024 - 1  # without the opt-in attribute
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
         ensure_context(self.device_id)
         s = get_current_stream_ptr() if stream is None else stream.ptr
-        if shared_mem >= 48 * 1024:
+        if shared_mem > self._smem_allowed:
             self._allow_shared(shared_mem)
         launch_args(self.ptr, grid, block, tuple(args), shared_mem, s)
 
     def _allow_shared(self, nbytes):
+        # once per function and size increase (a driver call on every launch
+        # showed in the host profile of small IIR filters)
         check(driver.cuFuncSetAttribute(
             self._handle,
             driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             nbytes), "cuFuncSetAttribute")
+        self._smem_allowed = nbytes
 
     def attribute(self, name):
         """A ``CU_FUNC_ATTRIBUTE_*`` value by short name, e.g. ``"NUM_REGS"``."""

@@ -926,3 +926,23 @@ def test_raw_module_argument_errors():
         gp.RawModule(code=_MODULE, path="x.cubin")
     with pytest.raises(NotImplementedError):
         gp.RawModule(code=_MODULE, name_expressions=["f<int>"])
+
+
+def test_function_opts_into_large_shared_memory_once(monkeypatch):
+    """The dynamic shared-memory attribute is set when a launch needs more
+    than any earlier one of the same function (not on every launch)."""
+    from gpuscipy_core._kernel import _module as M
+
+    set_calls, launches = [], []
+    monkeypatch.setattr(M, "ensure_context", lambda dev: dev)
+    monkeypatch.setattr(M, "get_current_stream_ptr", lambda: 0)
+    monkeypatch.setattr(M, "launch_args", lambda *a: launches.append(a[4]))
+    monkeypatch.setattr(M.driver, "cuFuncSetAttribute", lambda h, attr, n: set_calls.append(n))
+    monkeypatch.setattr(M, "check", lambda r, name: None)
+    f = M.Function.__new__(M.Function)
+    f._handle, f.ptr, f.device_id, f.name = object(), 1, 0, "k"
+    f._smem_allowed = 48 * 1024 - 1
+    for nbytes in (0, 1024, 48 * 1024 - 1, 48 * 1024, 60000, 60000, 50000, 70000, 70000):
+        f((1,), (32,), (), nbytes)
+    assert launches == [0, 1024, 48 * 1024 - 1, 48 * 1024, 60000, 60000, 50000, 70000, 70000]
+    assert set_calls == [48 * 1024, 60000, 70000]
