@@ -62,6 +62,31 @@
 
 namespace gsiir {
 
+// Phase timing for probes (tools/probes/iir_probe.py compiles with
+// -DGSIIR_PROFILE and reads gsiir_prof back): thread 0 of block 0 stamps
+// the global timer (ns) after a block barrier.  Off by default: no code.
+#ifdef GSIIR_PROFILE
+}  // namespace gsiir
+extern "C" {
+__device__ unsigned long long gsiir_prof[8];
+}
+namespace gsiir {
+#define GSIIR_STAMP(i)                                                        \
+  do {                                                                        \
+    __syncthreads();                                                          \
+    if (threadIdx.x == 0 && blockIdx.x == 0) {                                \
+      unsigned long long t_;                                                  \
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_));                  \
+      gsiir_prof[i] = t_;                                                     \
+    }                                                                         \
+  } while (0)
+#else
+#define GSIIR_STAMP(i) \
+  do {                 \
+  } while (0)
+#endif
+
+
 using gs::complex;
 
 // ------------------------------------------------------------ double-double
@@ -477,6 +502,7 @@ GS_DEV void fused(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
 
   const long long c = blockIdx.x;
   const int tid = threadIdx.x;
+  GSIIR_STAMP(0);
   F f;
   f.load(p);
   const long long t0 = (long long)tid * L;
@@ -496,6 +522,7 @@ GS_DEV void fused(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
                                len, L);
   if (tid == 0) bad = 0;
   __syncthreads();  // staging is reused for the matrices
+  GSIIR_STAMP(1);
   // 2. M_i = (A^L)^(2^i)
   {
     FC fc;
@@ -510,6 +537,7 @@ GS_DEV void fused(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
     mat_mul<C, D>(M + i * DD, M + (i - 1) * DD, M + (i - 1) * DD, F::LIMIT, &bad);
     __syncthreads();
   }
+  GSIIR_STAMP(2);
   C e[D], zc[D];
   if (bad) {  // serial: thread 0 filters the whole channel
     if (tid == 0) {
@@ -529,6 +557,7 @@ GS_DEV void fused(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
   load_state<C, T, D>(zc, zi, zm, c);
   if (tid == 0) mat_vec_add<C, D>(e, M, zc);  // chunk 0 starts from zi
   block_scan<C, D, NT, K>(e, buf, M);
+  GSIIR_STAMP(3);
   // 3. again from the carried state
   if (tid > 0) {
 #pragma unroll
@@ -543,6 +572,7 @@ GS_DEV void fused(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
 #pragma unroll
     for (int j = 0; j < D; ++j) zf[c * zfs + j] = z[j];
   }
+  GSIIR_STAMP(4);
 }
 
 // (channel, chunk) of thread g: chunk-fastest for staged layouts (a warp's
@@ -646,6 +676,7 @@ GS_DEV void carry(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
   C* buf = reinterpret_cast<C*>(smem + align16((long long)(K + 4) * DD * sizeof(C)));
   const long long c = blockIdx.x;
   const int tid = threadIdx.x;
+  GSIIR_STAMP(0);
   if (tid == 0) bad = 0;
   {
     FC fc;
@@ -663,6 +694,7 @@ GS_DEV void carry(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
     mat_mul<C, D>(M + i * DD, M + (i - 1) * DD, M + (i - 1) * DD, F::LIMIT, &bad);
     __syncthreads();
   }
+  GSIIR_STAMP(1);
   C* w = ws + c * G * D;
   C zc[D];
   load_state<C, T, D>(zc, zi, zm, c);
@@ -696,7 +728,9 @@ GS_DEV void carry(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
 #pragma unroll
     for (int j = 0; j < D; ++j) a[j] = v[j];
   }
+  GSIIR_STAMP(2);
   block_scan<C, D, NT, K>(a, buf, M);
+  GSIIR_STAMP(3);
   if (tid > 0) {
 #pragma unroll
     for (int j = 0; j < D; ++j) zc[j] = buf[(tid - 1) * D + j];
@@ -712,6 +746,7 @@ GS_DEV void carry(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
 #pragma unroll
     for (int j = 0; j < D; ++j) zc[j] = v[j];
   }
+  GSIIR_STAMP(4);
 }
 
 // lfilter with a single a coefficient: out[t] = sum_k b[k] x[t - k] (+ zi[t]

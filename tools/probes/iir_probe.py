@@ -1,6 +1,10 @@
 """Probe: where the IIR filters' time goes on the GPU (plans, kernels, host).
 
-    python -m tools.probes.iir_probe
+    python -m tools.probes.iir_probe [plans] [kernels] [phases] [host] [cupy]
+
+(no argument: all sections). ``phases`` compiles the kernels with
+-DGSIIR_PROFILE and prints the global-timer stamps of the fused and carry
+kernels' phases (chunk run, matrices, scan, re-run).
 
 Times every plan (serial, fused with each block size, scan with each chunk
 length) of the benchmark cases with CUDA events, each kernel of the default
@@ -11,6 +15,7 @@ small filter, and CuPy's sosfilt/lfilter on the same data.
 import cProfile
 import io
 import pstats
+import sys
 import time
 
 import numpy as np
@@ -41,6 +46,7 @@ CASES = [
 ]
 
 orig_plan = K.plan
+SECTIONS = set(sys.argv[1:]) or {"plans", "kernels", "phases", "host", "cupy"}
 
 
 def forced(p):
@@ -50,7 +56,7 @@ def forced(p):
 
 
 print("== plans (ms, median of 20; max |diff| vs default plan) ==", flush=True)
-for name, call, shape, d in CASES:
+for name, call, shape, d in CASES if "plans" in SECTIONS else ():
     x = gp.asarray(rng.standard_normal(shape))
     nch, n = shape
     ref = call(x).get()
@@ -101,7 +107,7 @@ def timed_function(*a, **k):
 
 
 K._function = timed_function
-for name, call, shape, d in CASES:
+for name, call, shape, d in CASES if "kernels" in SECTIONS else ():
     x = gp.asarray(rng.standard_normal(shape))
     for _ in range(3):
         log.clear()
@@ -112,8 +118,44 @@ for name, call, shape, d in CASES:
               f"  regs {regs} local {local} static smem {ssm}", flush=True)
 K._function = orig_function
 
+print("\n== phases of the fused and carry kernels (us between stamps; block 0) ==",
+      flush=True)
+if "phases" in SECTIONS:
+    from cuda.bindings import driver
+    seen = []
+
+    def prof_function(*a, **k):
+        f = orig_function(*a, **k)
+        seen.append((a[0], f))
+        return f
+
+    K._function = prof_function
+    K.OPTIONS = K.OPTIONS + ("-DGSIIR_PROFILE",)
+    names = {"fused": ("chunk run", "matrices", "block scan", "re-run"),
+             "carry": ("matrices", "Horner fold", "block scan", "re-fold")}
+    try:
+        for name, call, shape, d in CASES:
+            x = gp.asarray(rng.standard_normal(shape))
+            for _ in range(3):
+                seen.clear()
+                call(x)
+                BK.synchronize()
+            for role, f in seen:
+                if role not in names:
+                    continue
+                err, ptr, size = driver.cuModuleGetGlobal(f._module, b"gsiir_prof")
+                stamps = np.zeros(8, np.uint64)
+                driver.cuMemcpyDtoH(stamps.ctypes.data, ptr, 64)
+                dt = np.diff(stamps[:5].astype(np.int64)) / 1e3
+                print(f"-- {name} {role}: " + ", ".join(
+                    f"{lab} {v:.1f}" for lab, v in zip(names[role], dt))
+                    + f"  (total {dt.sum():.1f} us)", flush=True)
+    finally:
+        K._function = orig_function
+        K.OPTIONS = tuple(o for o in K.OPTIONS if o != "-DGSIIR_PROFILE")
+
 print("\n== host time per call (wall, sync at end) ==", flush=True)
-for shape in ((4096,), (1 << 20,)):
+for shape in ((4096,), (1 << 20,)) if "host" in SECTIONS else ():
     x = gp.asarray(rng.standard_normal(shape))
     for label, fn in (("sosfilt np sos", lambda: gs.sosfilt(SOS8, x)),
                       ("sosfilt dev sos", lambda s=gp.asarray(SOS8): gs.sosfilt(s, x)),
@@ -127,22 +169,25 @@ for shape in ((4096,), (1 << 20,)):
         BK.synchronize()
         print(f"   {label:16s} n={shape[0]:8d}: {(time.perf_counter() - t0) / 500 * 1e6:8.1f} us/call",
               flush=True)
-x = gp.asarray(rng.standard_normal(4096))
-pr = cProfile.Profile()
-pr.enable()
-for _ in range(500):
-    gs.sosfilt(SOS8, x)
-BK.synchronize()
-pr.disable()
-s = io.StringIO()
-pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(25)
-print(s.getvalue()[:6000], flush=True)
-xs = rng.standard_normal(4096)
-print(f"   scipy sosfilt 4096: {H.time_cpu(lambda: ss.sosfilt(SOS8, xs), repeat=50).median_s * 1e6:.1f} us",
-      flush=True)
+if "host" in SECTIONS:
+    x = gp.asarray(rng.standard_normal(4096))
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(500):
+        gs.sosfilt(SOS8, x)
+    BK.synchronize()
+    pr.disable()
+    s = io.StringIO()
+    pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(25)
+    print(s.getvalue()[:6000], flush=True)
+    xs = rng.standard_normal(4096)
+    print(f"   scipy sosfilt 4096: "
+          f"{H.time_cpu(lambda: ss.sosfilt(SOS8, xs), repeat=50).median_s * 1e6:.1f} us", flush=True)
 
 print("\n== CuPy ==", flush=True)
 try:
+    if "cupy" not in SECTIONS:
+        raise RuntimeError("section not asked for")
     import cupy as cp
     import cupyx.scipy.signal as cs
     cb, _ = H.load_backend("cupy")
