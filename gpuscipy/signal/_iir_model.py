@@ -3,7 +3,8 @@
 The same chunks, the same matrices (built from unit-state steps, binary
 powering with the kernels' product order), the same Kogge-Stone levels,
 Horner folds and double-double carry (:class:`DD`, :class:`CDD`: the
-kernels' operations, Dekker's exact product in place of fma) as the
+kernels' operations, Dekker's exact product in place of fma; the kernels'
+compensated sums of products in the matrix products) as the
 kernels, vectorised over chunks and channels. The CPU tests check it against ``scipy.signal`` so the algorithm
 is verified without a GPU; :func:`model_filter` follows the same
 :func:`~gpuscipy.signal._iir_kernels.plan` as the launches.
@@ -249,11 +250,41 @@ class Health:
 LIMITS = {"ba": 1e8, "sos": numpy.finfo(numpy.float64).max}
 
 
+def _acc_prod(s, c, a, b):
+    """The kernels' ``acc_prod`` on double arrays: ``(s, c) += a b`` for DD
+    ``a``, ``b`` (compensated: ``s`` the running sum, ``c`` the errors)."""
+    p, e = _two_prod(a.hi, b.hi)
+    e = e + (a.hi * b.lo + a.lo * b.hi)
+    t = s + p
+    bb = t - s
+    return t, c + (((s - (t - bb)) + (p - bb)) + e)
+
+
+def _acc(start, terms):
+    """``start + sum(a b for a, b in terms)`` as the kernels' compensated
+    sum (acc_start, acc_prod in order, acc_done); DD or CDD values."""
+    if isinstance(start, CDD) or any(isinstance(a, CDD) or isinstance(b, CDD)
+                                     for a, b in terms):
+        start = _cdd(start)
+        re, im = (start.re.hi, start.re.lo), (start.im.hi, start.im.lo)
+        for a, b in terms:
+            a, b = _cdd(a), _cdd(b)
+            re = _acc_prod(*_acc_prod(*re, a.re, b.re), -a.im, b.im)
+            im = _acc_prod(*_acc_prod(*im, a.re, b.im), a.im, b.re)
+        return CDD(DD(*_quick_two_sum(*re)), DD(*_quick_two_sum(*im)))
+    start = _dd(start)
+    sc = (start.hi, start.lo)
+    for a, b in terms:
+        sc = _acc_prod(*sc, _dd(a), _dd(b))
+    return DD(*_quick_two_sum(*sc))
+
+
 def mat_mul(a, b, health=None):
-    """a b with the kernels' summation order (k = 0, 1, ...)."""
-    s = a[:, 0:1] * b[0:1, :]
-    for k in range(1, a.shape[1]):
-        s = s + a[:, k:k + 1] * b[k:k + 1, :]
+    """a b with the kernels' compensated sums in k order (k = 0, 1, ...)."""
+    d = a.shape[1]
+    zero = _czeros((a.shape[0], b.shape[1]),
+                   numpy.complex128 if isinstance(a, CDD) else numpy.float64)
+    s = _acc(zero, [(a[:, k:k + 1], b[k:k + 1, :]) for k in range(d)])
     return s if health is None else health.check(s)
 
 
@@ -270,13 +301,11 @@ def mat_pow(a, e, health=None):
 
 
 def _mat_vec_add(acc, m, v):
-    """acc + m v over the last axis (row sums in k order), batched."""
+    """acc + m v over the last axis (compensated row sums in k order),
+    batched."""
     out = acc.copy()
     for r in range(m.shape[0]):
-        s = acc[..., r]
-        for k in range(m.shape[1]):
-            s = s + m[r, k] * v[..., k]
-        out[..., r] = s
+        out[..., r] = _acc(acc[..., r], [(m[r, k], v[..., k]) for k in range(m.shape[1])])
     return out
 
 

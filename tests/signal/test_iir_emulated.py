@@ -139,9 +139,12 @@ _BA = ("ba", 3, ss.cheby1(3, 1, 0.1))
 @pytest.mark.parametrize("dtype", [f8])
 def test_kernels_equal_model(kern, monkeypatch, kind, order, filt, nch, n, path, dtype):
     """(9, 1500): enough channels for the 64-thread fused kernel (the
-    threshold lowered to 8 here)."""
+    thresholds lowered to 8 here)."""
     monkeypatch.setattr(K, "FUSED_MAX_N", 4096)
     monkeypatch.setattr(K, "FUSED_MIN_CHANNELS", 8)
+    monkeypatch.setattr(K, "FUSED_SMALL_BLOCKS", 8)
+    if (nch, n) == (9, 1500):
+        assert K.plan(nch, n, K.state_size(kind, order), True).nt == 64
     rng = np.random.default_rng(n + nch)
     c, o = sos_coefs(filt, dtype) if kind == "sos" else ba_coefs(*filt, dtype)
     d = K.state_size(kind, o)
