@@ -27,7 +27,6 @@ Windows
     get_window and :mod:`gpuscipy.signal.windows`
 """
 
-from . import windows
 from ._convolve import (choose_conv_method, convolve, convolve2d, correlate,
                         correlate2d, correlation_lags, fftconvolve, hilbert,
                         medfilt, oaconvolve, savgol_filter)
@@ -44,7 +43,6 @@ from ._resample import resample, resample_poly
 from ._spectral import (coherence, csd, istft, periodogram, spectrogram, stft,
                         welch)
 from ._upfirdn import upfirdn
-from .windows import get_window
 
 __all__ = [
     "butter", "cheby1", "cheby2", "ellip", "bessel", "iirfilter", "iirnotch",
@@ -63,7 +61,24 @@ __all__ = [
 ]
 
 for _name in __all__:
-    _f = globals()[_name]
+    _f = globals().get(_name)
     if callable(_f) and getattr(_f, "__module__", "").startswith(__name__ + "._"):
         _f.__module__ = __name__
 del _name, _f
+
+_LAZY = ("windows", "get_window")
+
+
+def __getattr__(name):
+    # ``windows`` builds its wrappers from scipy.signal.windows, whose import
+    # (all of scipy.signal, ~0.8 s) waits until a window is asked for
+    if name in _LAZY:
+        import importlib
+        windows = importlib.import_module(__name__ + ".windows")
+        globals().update(windows=windows, get_window=windows.get_window)
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -15,10 +15,10 @@ import math
 import operator
 
 import numpy
-import scipy.signal as _ss
 
 import gpuscipy_core as gp
 
+from .._lazy import scipy_signal as _ss
 from . import _iir_kernels as K
 
 __all__ = ["lfilter", "lfiltic", "lfilter_zi", "sosfilt", "sosfilt_zi", "filtfilt",

@@ -59,11 +59,18 @@ from gpuscipy_core._kernel._ufunc_names import ctype
 
 from ._arraytools import hashable as _hashable
 
-try:   # SciPy's own class, so filters written for SciPy catch ours
+def _peak_property_warning():
+    """SciPy's own ``PeakPropertyWarning`` class, so filters written for
+    SciPy catch ours (imported when first needed: importing it imports all
+    of scipy.signal)."""
     from scipy.signal._peak_finding_utils import PeakPropertyWarning
-except ImportError:  # pragma: no cover
-    class PeakPropertyWarning(RuntimeWarning):
-        """Calculated property of a peak has unexpected value."""
+    return PeakPropertyWarning
+
+
+def __getattr__(name):
+    if name == "PeakPropertyWarning":
+        return _peak_property_warning()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["find_peaks", "peak_prominences", "peak_widths", "argrelmin",
            "argrelmax", "argrelextrema"]
@@ -520,7 +527,7 @@ def _launch_widths(x, peaks, rel_height, prom, lb, rb, tiles, cond, keep, status
 
 
 def _warn(what):
-    warnings.warn(f"some peaks have a {what} of 0", PeakPropertyWarning, stacklevel=3)
+    warnings.warn(f"some peaks have a {what} of 0", _peak_property_warning(), stacklevel=3)
 
 
 def _first_invalid(status_word, peaks):

@@ -12,7 +12,8 @@ call uploads nothing.
 import warnings
 
 import numpy
-from scipy.signal import ShortTimeFFT, get_window
+
+from .._lazy import scipy_signal as _ss
 
 from ._arraytools import LRUCache
 
@@ -51,7 +52,7 @@ def host_window(window, nperseg):
     key = None if wk is None else (wk, int(nperseg))
     w = _host_cache.get(key)
     if w is None:
-        w = get_window(window, nperseg)
+        w = _ss.get_window(window, nperseg)
         w.setflags(write=False)
         _host_cache.put(key, w)
     return w
@@ -94,7 +95,7 @@ def stft_plan(win, wkey, hop, fs, fft_mode, nfft, scale_to):
         key = (wkey, len(win), hop, type(fs).__name__, fs, fft_mode, nfft, scale_to)
     sft = _sft_cache.get(key)
     if sft is None:
-        sft = ShortTimeFFT(win, hop, fs, fft_mode=fft_mode, mfft=nfft, scale_to=scale_to,
+        sft = _ss.ShortTimeFFT(win, hop, fs, fft_mode=fft_mode, mfft=nfft, scale_to=scale_to,
                            phase_shift=None)
         _sft_cache.put(key, sft)
     return sft

@@ -35,3 +35,22 @@ def test_issue_slice_is_complete():
     get_window medfilt savgol_filter""".split()
     assert sorted(set(wanted) - set(gs.__all__)) == []
     assert set(ss.windows.__all__) <= set(dir(gs.windows))
+
+
+def test_import_does_not_import_scipy_signal():
+    """scipy.signal (most of a second to import) is imported only when a
+    host helper first needs it; windows and get_window load on first use."""
+    import subprocess
+    import sys
+    code = ("import sys, gpuscipy.signal as g; "
+            "assert 'scipy.signal' not in sys.modules, 'eager'; "
+            "assert 'windows' in dir(g) and 'get_window' in dir(g); "
+            "w = g.windows; assert g.get_window is w.get_window; "
+            "assert 'scipy.signal' in sys.modules; "
+            "from gpuscipy.signal import *; "
+            "from gpuscipy.signal._peak_finding import PeakPropertyWarning as P; "
+            "import scipy.signal._peak_finding_utils as u; assert P is u.PeakPropertyWarning")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        gs.nope
