@@ -354,7 +354,8 @@ def lfilter(b, a, x, axis=-1, zi=None):
     ----------
     b, a : array_like, 1-D
         Numerator and denominator coefficients (host or device arrays;
-        device ones are read back once). ``a[0]`` must be nonzero when
+        device ones are read back on every call, a synchronising copy).
+        ``a[0]`` must be nonzero when
         ``len(a) > 1``; the coefficients are divided by ``a[0]``.
     x : array_like
         N-D input (any strides, any axis).
@@ -534,7 +535,8 @@ def sosfilt(sos, x, axis=-1, zi=None):
     ----------
     sos : array_like, shape (n_sections, 6)
         ``[b0, b1, b2, a0, a1, a2]`` per section, ``a0 == 1`` (host or device;
-        read back once).
+        device ones are read back on every call, a synchronising copy: pass
+        host coefficients for many small calls).
     x : array_like
         N-D input (any strides, any axis).
     axis : int, optional
