@@ -15,6 +15,13 @@
 #   BENCH_ONLY="a b"   run only benchmarks/bench_a.py and bench_b.py
 #   GPU_CHECK_CACHE_ROOT=DIR  base of the fresh kernel caches (default
 #                      /tmp/gpuscipy_gpu_check; wiped at start)
+#   SAVE_PREBUILT=1    after the build, pack the extension modules into
+#                      $OUT/prebuilt.tgz (with the hash of their sources)
+# Prebuilt extensions: when the tree holds .prebuilt/ (unpacked from an
+# earlier prebuilt.tgz with tools/prebuilt.sh unpack, carried with the call)
+# whose SOURCES hash matches the .pyx/.pxd/setup.py of this tree, they are
+# copied into place and the ~100 s build is skipped (the tree is then used
+# through PYTHONPATH instead of an editable install).
 # Exit status: 0 all good; 1 tests failed; 2 install failed; 4 bench/bar
 # failed (bits OR'ed: 5 = tests and bench failed).
 set -uo pipefail
@@ -36,10 +43,21 @@ section() { printf '\n========== %s ==========\n' "$*"; }
 # ---------------------------------------------------------------- install
 section "install"
 t0=$SECONDS
-# Build the extensions in parallel first (pip builds them one by one).
-"$PY" setup.py build_ext --inplace -j "$(nproc)" > "$OUT/install.log" 2>&1
-"$PY" -m pip install --no-build-isolation --no-deps -e . 2>&1 | tee -a "$OUT/install.log"
-install_rc=${PIPESTATUS[0]}
+if [ -d .prebuilt ] && [ "$(cat .prebuilt/SOURCES 2>/dev/null)" = "$(bash tools/prebuilt.sh hash)" ]; then
+    (cd .prebuilt && find . -name '*.so' -exec cp --parents {} .. \;)
+    export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+    echo "prebuilt extensions copied from .prebuilt/ (build skipped)" | tee "$OUT/install.log"
+    install_rc=0
+else
+    [ -d .prebuilt ] && echo "stale .prebuilt/ (sources changed): building"
+    # Build the extensions in parallel first (pip builds them one by one).
+    "$PY" setup.py build_ext --inplace -j "$(nproc)" > "$OUT/install.log" 2>&1
+    "$PY" -m pip install --no-build-isolation --no-deps -e . 2>&1 | tee -a "$OUT/install.log"
+    install_rc=${PIPESTATUS[0]}
+    if [ "$install_rc" -eq 0 ] && [ "${SAVE_PREBUILT:-0}" = "1" ]; then
+        bash tools/prebuilt.sh pack "$OUT/prebuilt.tgz" && echo "packed $OUT/prebuilt.tgz"
+    fi
+fi
 if [ "$install_rc" -ne 0 ]; then
     echo
     echo "!!!!!!!!!! INSTALL FAILED (pip exit $install_rc) - see $OUT/install.log !!!!!!!!!!"
