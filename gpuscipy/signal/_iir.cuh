@@ -86,7 +86,6 @@ namespace gsiir {
   } while (0)
 #endif
 
-
 using gs::complex;
 
 // ------------------------------------------------------------ double-double
@@ -301,8 +300,7 @@ GS_FI double mag(dd v) { return fabs(v.hi); }
 GS_FI double mag(cdd v) { return fmax(fabs(v.re.hi), fabs(v.im.hi)); }
 
 // out = a b (out distinct from a and b); compensated sums in k order from
-// k = 0.  An
-// entry above `limit` (or not finite) sets *bad.
+// k = 0.  An entry above `limit` (or not finite) sets *bad.
 template <class C, int D>
 GS_DEV void mat_mul(C* out, const C* a, const C* b, double limit, int* bad) {
   for (int e = threadIdx.x; e < D * D; e += blockDim.x) {
