@@ -43,6 +43,10 @@ CASES = [
     ("sos o8 1024x65536", lambda x: gs.sosfilt(SOS8, x), (1024, 65536), 8),
     ("sos o8 1x4096", lambda x: gs.sosfilt(SOS8, x), (1, 4096), 8),
     ("sos o8 64x4096", lambda x: gs.sosfilt(SOS8, x), (64, 4096), 8),
+    # around the fused/scan boundary (FUSED_MAX_N) and few long channels
+    ("sos o8 1x16384", lambda x: gs.sosfilt(SOS8, x), (1, 16384), 8),
+    ("sos o8 1x65536", lambda x: gs.sosfilt(SOS8, x), (1, 65536), 8),
+    ("sos o8 16x65536", lambda x: gs.sosfilt(SOS8, x), (16, 65536), 8),
 ]
 
 orig_plan = K.plan
