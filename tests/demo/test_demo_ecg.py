@@ -237,6 +237,35 @@ def test_batch_detect_matches_single_channel(fronts):
                                       chain.refine(p, bclean[c]))
 
 
+def test_joined_batch_detect_is_per_channel_find_peaks(fronts):
+    """The GPU chain's one-pass batch detection (channels end to end,
+    ``+inf`` between them), run here with SciPy's functions, gives every
+    channel's own ``find_peaks`` result; also on channels with equal
+    heights (distance ties), a peak at a channel's first sample, and a
+    channel without peaks."""
+    chain, _, (bclean, bmwi) = fronts
+    joined = E.Chain(ss, np, np.asarray, joined_peaks=True)
+    for x in (bmwi, _tricky_batch(bmwi.shape[1])):
+        flat, bounds = chain.batch_detect(x)
+        f2, b2 = joined.batch_detect(x)
+        np.testing.assert_array_equal(b2, bounds)
+        np.testing.assert_array_equal(f2, flat)
+        assert f2.dtype == flat.dtype
+
+
+def _tricky_batch(n):
+    rng = np.random.default_rng(5)
+    x = np.zeros((5, n))
+    t = np.arange(n)
+    x[0] = np.round(3 * np.sin(t / 9.0))            # plateaus and equal heights
+    x[1] = rng.random(n)                              # dense, noise-like maxima
+    x[1, 0] = 50.0                                    # a maximum at the start
+    x[2] = 0.0                                        # no peak at all
+    x[3] = np.round(4 * rng.random(n)) * (t % 80 == 40)  # isolated, tied heights
+    x[4] = x[0][::-1]
+    return x
+
+
 def test_exact_peak_check(fronts):
     chain, _, (bclean, bmwi) = fronts
     flat, bounds = chain.batch_detect(bmwi)
