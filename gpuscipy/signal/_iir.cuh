@@ -27,10 +27,10 @@
 // Kernels:
 //   gsiir::fused   one block per channel does 1-3: each thread one chunk,
 //                  the scan across the block's threads in shared memory
-//                  (Kogge-Stone with the matrices Phi^(2^i)).
+//                  (Brent-Kung with the matrices Phi^(2^i)).
 //   gsiir::states  step 1 for all (channel, chunk) pairs: e into a workspace.
 //   gsiir::carry   step 2, one block per channel: each thread folds m
-//                  consecutive e's (Horner with Phi), Kogge-Stone over the
+//                  consecutive e's (Horner with Phi), Brent-Kung over the
 //                  threads (matrices Phi^(m 2^i)), then writes every chunk's
 //                  incoming state over its e.
 //   gsiir::apply   step 3 (with G = 1 chunk per channel it is the plain
@@ -380,9 +380,30 @@ template <class FC> GS_DEV void step_matrix(typename FC::value_type* A, const FC
 // rows and columns and cost no accuracy (floating point is invariant under
 // such scaling); its matrices are only required to be finite.
 
-// Kogge-Stone inclusive scan of v over the block's NT threads with the
-// operator (earlier, later) -> M_i earlier + later at distance 2^i
-// (M = K matrices M_i in shared memory, buf = NT * D values).
+// buf[t] <- Mi buf[t - off] + buf[t] (one application of the scan operator)
+template <class C, int D>
+GS_FI void scan_combine(C* buf, int t, int off, const C* Mi) {
+  C u[D], w[D];
+#pragma unroll
+  for (int j = 0; j < D; ++j) {
+    u[j] = buf[t * D + j];
+    w[j] = buf[(t - off) * D + j];
+  }
+  mat_vec_add<C, D>(u, Mi, w);
+#pragma unroll
+  for (int j = 0; j < D; ++j) buf[t * D + j] = u[j];
+}
+
+// Inclusive scan of v over the block's NT = 2^K threads with the operator
+// (earlier, later) -> M_i earlier + later, M_i = Phi^(2^i) joining a segment
+// to the 2^i elements before it (M = K matrices in shared memory, buf = NT
+// * D values; on return buf holds every thread's inclusive value, v its
+// own).  Brent & Kung's work-efficient order (Brent & Kung, IEEE Trans.
+// Computers C-31(3), 1982; Blelloch 1990): an up-sweep builds the totals
+// of aligned segments of 2, 4, ... elements, a down-sweep completes the
+// others: ~2 NT operator applications in 2K - 1 levels, where Kogge-Stone
+// makes NT K in K levels.  The operator, a D x D double-double mat-vec, is
+// what costs, so fewer applications win over fewer levels.
 template <class C, int D, int NT, int K>
 GS_DEV void block_scan(C (&v)[D], C* buf, const C* M) {
   const int tid = threadIdx.x;
@@ -390,21 +411,21 @@ GS_DEV void block_scan(C (&v)[D], C* buf, const C* M) {
   for (int j = 0; j < D; ++j) buf[tid * D + j] = v[j];
   __syncthreads();
 #pragma unroll 1
-  for (int i = 0; i < K; ++i) {
+  for (int i = 0; i < K; ++i) {  // up-sweep: t = (m + 1) 2^(i+1) - 1
     const int off = 1 << i;
-    C w[D];
-    if (tid >= off) {
-#pragma unroll
-      for (int j = 0; j < D; ++j) w[j] = buf[(tid - off) * D + j];
-    }
-    __syncthreads();
-    if (tid >= off) {
-      mat_vec_add<C, D>(v, M + i * D * D, w);
-#pragma unroll
-      for (int j = 0; j < D; ++j) buf[tid * D + j] = v[j];
-    }
+    const int t = (tid + 1) * (off << 1) - 1;
+    if (t < NT) scan_combine<C, D>(buf, t, off, M + i * D * D);
     __syncthreads();
   }
+#pragma unroll 1
+  for (int i = K - 2; i >= 0; --i) {  // down-sweep: t = (m + 1) 2^(i+1) - 1 + 2^i
+    const int off = 1 << i;
+    const int t = (tid + 1) * (off << 1) - 1 + off;
+    if (t < NT) scan_combine<C, D>(buf, t, off, M + i * D * D);
+    __syncthreads();
+  }
+#pragma unroll
+  for (int j = 0; j < D; ++j) v[j] = buf[tid * D + j];
 }
 
 // ------------------------------------------------------------ chunk runs

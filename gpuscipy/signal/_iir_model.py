@@ -1,7 +1,7 @@
 """NumPy model of the blocked IIR algorithm of ``_iir.cuh``.
 
 The same chunks, the same matrices (built from unit-state steps, binary
-powering with the kernels' product order), the same Kogge-Stone levels,
+powering with the kernels' product order), the same Brent-Kung scan levels,
 Horner folds and double-double carry (:class:`DD`, :class:`CDD`: the
 kernels' operations, Dekker's exact product in place of fma; the kernels'
 compensated sums of products in the matrix products) as the
@@ -310,14 +310,16 @@ def _mat_vec_add(acc, m, v):
 
 
 def _block_scan(v, mats):
-    """Kogge-Stone inclusive scan over axis -2 (the block's threads)."""
+    """Inclusive scan over axis -2 (the block's threads) in the kernels'
+    Brent-Kung order: up-sweep, then down-sweep (``block_scan``)."""
     v = v.copy()
-    for i, m in enumerate(mats):
-        off = 1 << i
-        if off >= v.shape[-2]:
-            break
-        w = v[..., :-off, :].copy()
-        v[..., off:, :] = _mat_vec_add(v[..., off:, :], m, w)
+    nt = v.shape[-2]
+    levels = [(i, numpy.arange(2 * (1 << i) - 1, nt, 2 * (1 << i))) for i in range(len(mats))]
+    levels += [(i, numpy.arange(3 * (1 << i) - 1, nt, 2 * (1 << i)))
+               for i in range(len(mats) - 2, -1, -1)]
+    for i, t in levels:
+        if t.size:
+            v[..., t, :] = _mat_vec_add(v[..., t, :], mats[i], v[..., t - (1 << i), :])
     return v
 
 
@@ -365,7 +367,7 @@ def model_serial(kind, order, c, x, zi=None):
 
 def model_fused(kind, order, c, x, zi=None, nt=None):
     """The fused kernel: ``nt`` chunks of ceil(n / nt) samples per channel,
-    carried states scanned across the block (Kogge-Stone)."""
+    carried states scanned across the block (Brent-Kung)."""
     nch, n = x.shape
     d = state_size(kind, order)
     nt = nt or fused_threads(d)
@@ -393,7 +395,7 @@ def model_fused(kind, order, c, x, zi=None, nt=None):
 
 def model_scan(kind, order, c, x, zi=None, L=None, nt=None):
     """The three-kernel plan: chunk states, carry (each of ``nt`` threads
-    folds m chunks, Kogge-Stone across threads, walk), apply."""
+    folds m chunks, a Brent-Kung scan across threads, walk), apply."""
     nch, n = x.shape
     d = state_size(kind, order)
     nt = nt or carry_threads(d)
