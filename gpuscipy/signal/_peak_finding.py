@@ -59,6 +59,7 @@ from gpuscipy_core._kernel._ufunc_names import ctype
 
 from ._arraytools import hashable as _hashable
 
+
 def _peak_property_warning():
     """SciPy's own ``PeakPropertyWarning`` class, so filters written for
     SciPy catch ours (imported when first needed: importing it imports all
@@ -71,6 +72,7 @@ def __getattr__(name):
     if name == "PeakPropertyWarning":
         return _peak_property_warning()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["find_peaks", "peak_prominences", "peak_widths", "argrelmin",
            "argrelmax", "argrelextrema"]
