@@ -713,15 +713,28 @@ GS_DEV void chunks(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm
 }
 
 // Shared memory of carry: [flag, 16 bytes][(K + 4) D^2 C | NT D C].
-// One block per channel: ws[c, k] (the zero-state final state of chunk k)
-// becomes the state entering chunk k.  Thread j owns chunks
-// [j m, (j + 1) m) of the G.  If the carry is not healthy, thread 0 runs
-// the serial recursion over the channel's x instead and records the state
-// at every chunk start.
+// ws[c, k] (the zero-state final state of chunk k) becomes the state
+// entering chunk k.  One block per segment of S consecutive chunks of a
+// channel (S = G: one block per channel); thread j owns chunks
+// [j m, (j + 1) m) of its segment.  The segment starts from
+//   seg_in[c, b]   when seg_in is given (the walk of a segmented carry),
+//   zero           when seg_out is given: then ws is only read, and the
+//                  state after the segment's last chunk goes to
+//                  seg_out[c, b] (the segment totals of a segmented carry),
+//   zi[c]          otherwise (S = G).
+// A segmented carry runs: totals (seg_out), this kernel with S = G over
+// the totals as chunks of L S samples (the segments' incoming states, in
+// place), walk (seg_in).  With L, S and m powers of two every matrix of the
+// segment kernels is among the squarings of the middle one, so an unhealthy
+// segment carry implies an unhealthy middle one, whose serial fallback
+// then supplies exact segment starts.  If the carry is not healthy, thread
+// 0 runs the serial recursion over the segment's samples instead and
+// records the state at every chunk start (totals: nothing).
 template <class F, class FC, class Tin, int NT, int K, int P>
 GS_DEV void carry(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
                   typename FC::value_type* ws, const typename F::value_type* zi, state_map zm,
-                  long long n, long long G, long long m, int L) {
+                  long long n, long long G, long long m, long long L, long long S,
+                  const typename FC::value_type* seg_in, typename FC::value_type* seg_out) {
   typedef typename F::value_type T;
   typedef typename FC::value_type C;
   constexpr int D = FC::D;
@@ -735,7 +748,10 @@ GS_DEV void carry(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
   C* tmp = A + DD;
   C* pw = tmp + DD;
   C* buf = reinterpret_cast<C*>(smem + align16((long long)(K + 4) * DD * sizeof(C)));
-  const long long c = blockIdx.x;
+  const long long nb = (G + S - 1) / S;  // segments per channel
+  const long long c = blockIdx.x / nb, b = blockIdx.x - c * nb;
+  const long long k0 = b * S;                    // first chunk of the segment
+  const long long Gs = G - k0 < S ? G - k0 : S;  // its chunks
   const int tid = threadIdx.x;
   GSIIR_STAMP(0);
   if (tid == 0) bad = 0;
@@ -756,28 +772,36 @@ GS_DEV void carry(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
     __syncthreads();
   }
   GSIIR_STAMP(1);
-  C* w = ws + c * G * D;
+  C* w = ws + (c * G + k0) * D;
   C zc[D];
-  load_state<C, T, D>(zc, zi, zm, c);
+  if (seg_in) {
+#pragma unroll
+    for (int j = 0; j < D; ++j) zc[j] = seg_in[(c * nb + b) * D + j];
+  } else if (seg_out) {
+#pragma unroll
+    for (int j = 0; j < D; ++j) zc[j] = C(0.0);
+  } else {
+    load_state<C, T, D>(zc, zi, zm, c);
+  }
   if (bad) {
-    if (tid == 0) {
+    if (tid == 0 && !seg_out) {
       F f;
       f.load(p);
       T z[D];
 #pragma unroll
       for (int j = 0; j < D; ++j) z[j] = narrow<T>(zc[j]);
       const long long xb = xm.base(c);
-      for (long long k = 0; k < G; ++k) {
+      for (long long k = 0; k < Gs; ++k) {
 #pragma unroll
         for (int j = 0; j < D; ++j) w[k * D + j] = widen<C>(z[j]);
-        const long long t0 = k * L;
-        if (k + 1 < G) run_direct<false>(f, z, x, xb + t0 * xm.st, xm.st, (T*)nullptr, 0, 0, L);
+        const long long t0 = (k0 + k) * L;
+        if (k + 1 < Gs) run_direct<false>(f, z, x, xb + t0 * xm.st, xm.st, (T*)nullptr, 0, 0, L);
       }
     }
     return;
   }
   const long long i0 = tid * m;
-  const long long i1 = i0 + m < G ? i0 + m : G;
+  const long long i1 = i0 + m < Gs ? i0 + m : Gs;
   C a[D];
 #pragma unroll
   for (int j = 0; j < D; ++j) a[j] = tid == 0 ? zc[j] : C(0.0);
@@ -801,11 +825,15 @@ GS_DEV void carry(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
 #pragma unroll
     for (int j = 0; j < D; ++j) {
       v[j] = w[i * D + j];
-      w[i * D + j] = zc[j];
+      if (!seg_out) w[i * D + j] = zc[j];
     }
     mat_vec_add<C, D>(v, Phi, zc);
 #pragma unroll
     for (int j = 0; j < D; ++j) zc[j] = v[j];
+  }
+  if (seg_out && i0 < Gs && i1 == Gs) {
+#pragma unroll
+    for (int j = 0; j < D; ++j) seg_out[(c * nb + b) * D + j] = zc[j];
   }
   GSIIR_STAMP(4);
 }

@@ -11,7 +11,9 @@ picks a plan and launches:
 - ``fused``: one block per channel, one chunk per thread, the carry scanned
   across the block: one launch;
 - ``scan``: chunk states, carry (one block per channel), apply: three
-  launches and a workspace of one carried state per chunk.
+  launches and a workspace of one carried state per chunk; with a
+  segmented carry (``SEGMENTED_CARRY``, opt-in) the carry is three
+  launches over segments of chunks (totals, segment starts, walk).
 
 Arrays are described by raw device pointers and :class:`Lines` /
 :class:`States` maps (element strides, any sign), so views (reversed,
@@ -30,7 +32,8 @@ from gpuscipy_core._kernel._ufunc_names import ctype
 
 __all__ = ["DMAX", "OPTIONS", "Lines", "States", "state_size",
            "fused_threads", "carry_threads", "carry_bytes", "kernel_source", "smem_bytes", "pack",
-           "Plan", "plan", "scan_chunk", "filter_lines", "fir_lines", "FUSED_NTS"]
+           "Plan", "plan", "segment_plan", "scan_chunk", "filter_lines", "fir_lines",
+           "FUSED_NTS"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -55,6 +58,13 @@ FUSED_MIN_CHANNELS = 256
 # threads; one channel 0.140 / 0.137 / 0.118 ms)
 FUSED_SMALL_BLOCKS = 64
 SCAN_L_MIN, SCAN_L_MAX = 32, 4096
+# Segmented carry for few long channels (several carry blocks per channel,
+# so the chunks can be short and the chunk kernels wide): off until timed
+# on the H200 (tools/probes/iir_probe.py toggles it).
+SEGMENTED_CARRY = False
+SEG_MAX_CHANNELS = 64
+SEG_CHUNK_THREADS = 1 << 15
+SEG_M = 8
 
 ROLES = ("fused", "states", "apply", "carry", "fir")
 
@@ -255,10 +265,11 @@ def kernel_source(role, kind, order, tin, t, staged=False, fir_smem=True, nt=Non
         k = int(math.log2(nt))
         body = f"""extern "C" __global__ void __launch_bounds__({nt})
 {name}({P}, const {TIN}* x, {_LINE.format('x')}, {C}* ws, const {T}* zi,
-       {_STATE.format('z')}, long long n, long long G, long long m, int L)
+       {_STATE.format('z')}, long long n, long long G, long long m, long long L,
+       long long S, const {C}* seg_in, {C}* seg_out)
 {{
   gsiir::carry<{F}, {FC}, {TIN}, {nt}, {k}>(p, x, {_line('x')}, ws, zi, {_state('z')}, n,
-      G, m, L);
+      G, m, L, S, seg_in, seg_out);
 }}
 """
     return f"{_header()}\n{body}", name
@@ -292,11 +303,26 @@ def scan_chunk(n, d):
 
 class Plan(NamedTuple):
     """path: 'serial', 'fused' or 'scan'; L: chunk length; G: chunks per
-    channel; nt: threads per block of the fused or carry kernel."""
+    channel; nt: threads per block of the fused or carry kernel; S: chunks
+    per carry segment (scan; 0: one carry block per channel)."""
     path: str
     L: int
     G: int
     nt: int
+    S: int = 0
+
+
+def segment_plan(nch, n, d):
+    """The scan plan with a segmented carry: chunks short enough to give
+    the chunk kernels ~SEG_CHUNK_THREADS threads, carry segments of nt
+    SEG_M chunks (powers of two, as the carry's health argument needs)."""
+    want = max(1, nch * n // SEG_CHUNK_THREADS)
+    L = 1 << max(0, math.ceil(math.log2(want)))
+    L = int(min(SCAN_L_MAX, max(SCAN_L_MIN, L)))
+    nt = carry_threads(d)
+    G = -(-n // L)
+    S = nt * SEG_M
+    return Plan("scan", L, G, nt, S if G > S else 0)
 
 
 def plan(nch, n, d, staged):
@@ -311,6 +337,8 @@ def plan(nch, n, d, staged):
         nt = fused_threads(d, nch)
         L = -(-n // nt)
         return Plan("fused", L, -(-n // L), nt)
+    if SEGMENTED_CARRY and nch < SEG_MAX_CHANNELS:
+        return segment_plan(nch, n, d)
     L = scan_chunk(n, d)
     return Plan("scan", L, -(-n // L), carry_threads(d))
 
@@ -348,8 +376,8 @@ def filter_lines(kind, order, coefs, x, tin, xm, y, ym, zi=0, zm=_NO_STATES, zf=
         raise ValueError(f"state of {d} values is too large for this path")
     p = pack(kind, coefs) if packed is None else packed
     zfs = d if zf_stride is None else zf_stride
-    path, L, G, nt = (Plan("serial", n, 1, CHUNK_THREADS) if serial
-                      else plan(nch, n, d, staged))
+    path, L, G, nt, S = (Plan("serial", n, 1, CHUNK_THREADS) if serial
+                         else plan(nch, n, d, staged))
     i32 = numpy.int32
     if path == "fused":
         f = _function("fused", kind, order, tin, t, staged, nt=nt)
@@ -365,10 +393,23 @@ def filter_lines(kind, order, coefs, x, tin, xm, y, ym, zi=0, zm=_NO_STATES, zf=
         f((nblk, 1, 1), (CHUNK_THREADS, 1, 1),
           (p, x, *xm, 0, *ym, ws, 0, *_NO_STATES, 0, zfs, n, nch, G, i32(L)),
           shared_mem=smem_bytes("states", kind, order, t, staged, nt=CHUNK_THREADS))
-        m = -(-G // nt)
         f = _function("carry", kind, order, tin, t)
-        f((nch, 1, 1), (nt, 1, 1), (p, x, *xm, ws, zi, *zm, n, G, m, i32(L)),
-          shared_mem=smem_bytes("carry", kind, order, t, nt=nt))
+        cs = smem_bytes("carry", kind, order, t, nt=nt)
+        if S and S < G:
+            # segment totals, the segments' incoming states (the totals
+            # carried as chunks of L S samples), the walk of every segment
+            nb = -(-G // S)
+            seg = _workspace(nch * nb * d * carry_bytes(t))
+            m = S // nt
+            f((nch * nb, 1, 1), (nt, 1, 1),
+              (p, x, *xm, ws, zi, *zm, n, G, m, L, S, 0, seg), shared_mem=cs)
+            f((nch, 1, 1), (nt, 1, 1),
+              (p, x, *xm, seg, zi, *zm, n, nb, -(-nb // nt), L * S, nb, 0, 0), shared_mem=cs)
+            f((nch * nb, 1, 1), (nt, 1, 1),
+              (p, x, *xm, ws, zi, *zm, n, G, m, L, S, seg, 0), shared_mem=cs)
+        else:
+            f((nch, 1, 1), (nt, 1, 1),
+              (p, x, *xm, ws, zi, *zm, n, G, -(-G // nt), L, G, 0, 0), shared_mem=cs)
     nblk = -(-(nch * G) // CHUNK_THREADS)
     f = _function("apply", kind, order, tin, t, staged)
     f((nblk, 1, 1), (CHUNK_THREADS, 1, 1),

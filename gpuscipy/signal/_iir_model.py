@@ -393,9 +393,56 @@ def model_fused(kind, order, c, x, zi=None, nt=None):
     return y, z.reshape(nch, nt, d)[:, last].copy()
 
 
-def model_scan(kind, order, c, x, zi=None, L=None, nt=None):
-    """The three-kernel plan: chunk states, carry (each of ``nt`` threads
-    folds m chunks, a Brent-Kung scan across threads, walk), apply."""
+def _carry_states(ep, phi, mats, zc, nt, m):
+    """The carry kernel on a batch of segments: ``ep`` (B, nt m, D) widened
+    zero-state chunk finals (zero past the segment), ``zc`` (B, D) the
+    segment's start. Returns the state entering every chunk (B, nt m, D)
+    and the state after the last one (B, D), widened."""
+    B, _, d = ep.shape
+    ep = _reshape_c(ep, (B, nt, m, d))
+    a = _czeros((B, nt, d), _carry_dtype(ep))
+    a[:, 0] = zc
+    # Horner folds: thread j over chunks [j m, (j + 1) m)
+    for i in range(m):
+        a = _mat_vec_add(ep[:, :, i], phi, a)
+    inc = _block_scan(a, mats)
+    s = _czeros((B, nt, d), _carry_dtype(ep))
+    s[:, 0] = zc
+    s[:, 1:] = inc[:, :-1]
+    st = _czeros((B, nt, m, d), _carry_dtype(ep))
+    for i in range(m):
+        st[:, :, i] = s
+        s = _mat_vec_add(ep[:, :, i], phi, s)
+    return _reshape_c(st, (B, nt * m, d)), s[:, nt - 1]
+
+
+def _carry_dtype(v):
+    return numpy.complex128 if isinstance(v, CDD) else numpy.float64
+
+
+def _carry_matrices(kind, order, cc, L, m, nt):
+    """(Phi = A^L, the scan's matrices (Phi^m)^(2^i), Health) as a carry
+    block builds them."""
+    health = Health(kind)
+    phi = mat_pow(health.check(step_matrix(kind, order, cc)), L, health)
+    mats = _levels(mat_pow(phi.copy(), m, health), int(math.log2(nt)), health)
+    return phi, mats, health
+
+
+def _padded(z, G, width):
+    """(nch, G, D) chunk finals, zero-padded to ``width`` chunks, widened."""
+    nch, _, d = z.shape
+    ep = numpy.zeros((nch, width, d), z.dtype)
+    ep[:, :G] = z
+    return widen(ep)
+
+
+def model_scan(kind, order, c, x, zi=None, L=None, nt=None, S=0):
+    """The scan plan: chunk states, carry (each of ``nt`` threads folds m
+    chunks, a Brent-Kung scan across threads, walk), apply. ``S``: chunks
+    per carry segment (0 or >= G: one carry block per channel); segmented,
+    the carry runs as segment totals, the totals carried as chunks of L S
+    samples, and a walk of every segment from its incoming state."""
     nch, n = x.shape
     d = state_size(kind, order)
     nt = nt or carry_threads(d)
@@ -404,32 +451,53 @@ def model_scan(kind, order, c, x, zi=None, L=None, nt=None):
     xs, lens = _chunked(x, L, G)
     z = numpy.zeros((nch * G, d), x.dtype)
     run_chunks(kind, order, c, xs, lens, z, write=False)
-    health = Health(kind)
-    phi = mat_pow(health.check(step_matrix(kind, order, cc)), L, health)
-    m = -(-G // nt)
-    mats = _levels(mat_pow(phi.copy(), m, health), int(math.log2(nt)), health)
-    if health.bad:
-        return model_serial(kind, order, c, x, zi)
+    z = z.reshape(nch, G, d)
     zc = _czeros((nch, d), x.dtype) if zi is None else widen(zi)
-    # Horner folds: thread j over chunks [j m, (j + 1) m)
-    ep = numpy.zeros((nch, nt * m, d), x.dtype)
-    ep[:, :G] = z.reshape(nch, G, d)
-    ep = widen(ep.reshape(nch, nt, m, d))
-    a = _czeros((nch, nt, d), x.dtype)
-    a[:, 0] = zc
-    for i in range(m):
-        a = _mat_vec_add(ep[:, :, i], phi, a)
-    inc = _block_scan(a, mats)
-    s = _czeros((nch, nt, d), x.dtype)
-    s[:, 0] = zc
-    s[:, 1:] = inc[:, :-1]
-    st = numpy.empty((nch, nt, m, d), x.dtype)
-    for i in range(m):
-        st[:, :, i] = narrow(s, x.dtype)
-        s = _mat_vec_add(ep[:, :, i], phi, s)
-    z = st.reshape(nch, nt * m, d)[:, :G].reshape(nch * G, d)
+    if not S or S >= G:
+        m = -(-G // nt)
+        phi, mats, health = _carry_matrices(kind, order, cc, L, m, nt)
+        if health.bad:
+            return model_serial(kind, order, c, x, zi)
+        st, _ = _carry_states(_padded(z, G, nt * m), phi, mats, zc, nt, m)
+        st = narrow(st, x.dtype)[:, :G]
+    else:
+        m, nb = S // nt, -(-G // S)
+        phi, mats, health = _carry_matrices(kind, order, cc, L, m, nt)
+        if health.bad:     # then the middle carry is unhealthy too
+            return model_serial(kind, order, c, x, zi)
+        ep_seg = _reshape_c(_padded(z, G, nb * S), (nch * nb, S, d))
+        zero = _czeros((nch * nb, d), x.dtype)
+        _, totals = _carry_states(ep_seg, phi, mats, zero, nt, m)
+        mt = -(-nb // nt)
+        phi_t, mats_t, health_t = _carry_matrices(kind, order, cc, L * S, mt, nt)
+        if health_t.bad:   # segment starts by the serial recursion
+            starts = numpy.empty((nch, nb, d), x.dtype)
+            zs = numpy.zeros((nch, d), x.dtype) if zi is None else zi.astype(x.dtype, copy=True)
+            xp = numpy.zeros((nch, nb * S * L), x.dtype)
+            xp[:, :n] = x
+            for k in range(nb):
+                starts[:, k] = zs
+                if k + 1 < nb:
+                    run_chunks(kind, order, c, xp[:, k * S * L:(k + 1) * S * L],
+                               numpy.full(nch, S * L), zs, write=False)
+            seg_in = widen(starts)
+        else:
+            tot = _czeros((nch, nt * mt, d), x.dtype)
+            tot[:, :nb] = _reshape_c(totals, (nch, nb, d))
+            seg_in, _ = _carry_states(tot, phi_t, mats_t, zc, nt, mt)
+            seg_in = seg_in[:, :nb]
+        st, _ = _carry_states(ep_seg, phi, mats, _reshape_c(seg_in, (nch * nb, d)), nt, m)
+        st = narrow(st, x.dtype).reshape(nch, nb * S, d)[:, :G]
+    z = st.reshape(nch * G, d)
     y = run_chunks(kind, order, c, xs, lens, z).reshape(nch, G * L)[:, :n]
     return y, z.reshape(nch, G, d)[:, G - 1].copy()
+
+
+def _reshape_c(v, shape):
+    """Reshape a DD / CDD array."""
+    if isinstance(v, CDD):
+        return CDD(_reshape_c(v.re, shape), _reshape_c(v.im, shape))
+    return DD(v.hi.reshape(shape), v.lo.reshape(shape))
 
 
 def model_filter(kind, order, c, x, zi=None, staged=True):
@@ -440,4 +508,4 @@ def model_filter(kind, order, c, x, zi=None, staged=True):
         return model_serial(kind, order, c, x, zi)
     if p.path == "fused":
         return model_fused(kind, order, c, x, zi, nt=p.nt)
-    return model_scan(kind, order, c, x, zi, L=p.L, nt=p.nt)
+    return model_scan(kind, order, c, x, zi, L=p.L, nt=p.nt, S=p.S)

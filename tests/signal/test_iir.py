@@ -513,6 +513,56 @@ def test_long_double_is_refused():
         G.sosfilt(np.array([[1, 0, 0, 1, 0, 0]], "g"), np.ones(4))
 
 
+@pytest.mark.parametrize("kind,order,filt", [
+    ("sos", 4, ss.butter(8, 0.05, output="sos")), ("ba", 4, ss.cheby1(4, 1, 0.2))])
+def test_model_segmented_carry(kind, order, filt):
+    """The segmented carry (totals, middle carry, walks) against SciPy in
+    the blocked tolerance, with and without zi, complete and partial last
+    segments."""
+    rng = np.random.default_rng(11)
+    if kind == "sos":
+        c, o = sos_coefs(filt, "d")
+    else:
+        c, o = ba_coefs(*filt, "d")
+    d = K.state_size(kind, o)
+    for n in (20000, 16384 + 8192):
+        x = rng.standard_normal((2, n))
+        zi = rng.standard_normal((2, d))
+        y, zf = M.model_scan(kind, o, c, x, zi, L=32, nt=256, S=256)
+        if kind == "sos":
+            z3 = zi.reshape(2, o, 2).transpose(1, 0, 2)
+            ref, _ = ss.sosfilt(filt, x, zi=z3)
+            hp, zhp = ss.sosfilt(filt.astype("g"), x.astype("g"), zi=z3.astype("g"))
+            zhp = zhp.transpose(1, 0, 2).reshape(2, d)
+        else:
+            ref, _ = ss.lfilter(*filt, x, zi=zi)
+            hp, zhp = ss.lfilter(filt[0].astype("g"), filt[1].astype("g"), x.astype("g"),
+                                 zi=zi.astype("g"))
+        check_blocked(y, ref, hp)
+        np.testing.assert_allclose(zf, zhp.astype("d"), rtol=1e-10, atol=1e-10 * np.abs(hp).max())
+
+
+def test_model_segmented_carry_middle_fallback(monkeypatch):
+    """Healthy segment matrices, an unhealthy middle carry (its higher
+    powers cross the limit): segment starts by the serial recursion, walks
+    by the segments' scan."""
+    b, a = ss.butter(2, 0.00005)
+    c, o = ba_coefs(b, a, "d")
+    cc = M.widen(c)
+    monkeypatch.setitem(M.LIMITS, "ba", 2600.0)
+    assert not M._carry_matrices("ba", o, cc, 32, 1, 256)[2].bad
+    assert M._carry_matrices("ba", o, cc, 32 * 256, 1, 256)[2].bad
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((2, 20000))
+    zi = rng.standard_normal((2, o))
+    y, _ = M.model_scan("ba", o, c, x, zi, L=32, nt=256, S=256)
+    ref, _ = ss.lfilter(b, a, x, zi=zi)
+    hp, _ = ss.lfilter(b.astype("g"), a.astype("g"), x.astype("g"), zi=zi.astype("g"))
+    check_blocked(y, ref, hp)
+    ys, _ = M.model_serial("ba", o, c, x, zi)
+    assert not np.array_equal(y, ys)  # the walks ran blocked, not serially
+
+
 # ------------------------------------------------------------------ Gustafsson
 
 @pytest.mark.parametrize("n,irlen", [(40, None), (300, 50), (300, 150), (300, 200)])

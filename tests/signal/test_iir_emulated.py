@@ -226,6 +226,53 @@ def test_kernels_health_fallback_is_scipy(kern, nch, n):
     np.testing.assert_array_equal(zf, zref)
 
 
+def _segmented(monkeypatch):
+    """Plans with a segmented carry: L = 32 for 2 x 20000 samples (625
+    chunks), segments of 256 chunks (m = 1), so 3 segments per channel."""
+    monkeypatch.setattr(K, "SEGMENTED_CARRY", True)
+    monkeypatch.setattr(K, "SEG_CHUNK_THREADS", 2 * 20000 // 32)
+    monkeypatch.setattr(K, "SEG_M", 1)
+
+
+@pytest.mark.parametrize("kind,order,filt", [_SOS, ("ba", 6, ss.butter(6, 0.2))])
+def test_segmented_carry_equals_model(kern, monkeypatch, kind, order, filt):
+    """Segment totals, the carry of the totals, the segments' walks: bitwise
+    the model, and the one-block carry's result to rounding (healthy
+    matrices at both levels)."""
+    _segmented(monkeypatch)
+    rng = np.random.default_rng(7)
+    c, o = sos_coefs(filt, f8) if kind == "sos" else ba_coefs(*filt, f8)
+    d = K.state_size(kind, o)
+    x = rng.standard_normal((2, 20000))
+    zi = rng.standard_normal((2, d))
+    p = K.plan(2, 20000, d, True)
+    assert (p.path, p.L, p.G, p.S) == ("scan", 32, 625, 256)
+    got, y, zf = _launch(kind, o, c, x, zi)
+    assert got == "scan"
+    ym, zfm = M.model_filter(kind, o, c, x, zi)
+    np.testing.assert_array_equal(y, ym)
+    np.testing.assert_array_equal(zf, zfm)
+    yw, _ = M.model_scan(kind, o, c, x, zi, L=32, nt=p.nt)   # one carry block
+    scale = np.abs(yw).max()
+    np.testing.assert_allclose(y, yw, rtol=0, atol=1e-12 * scale)
+
+
+def test_segmented_carry_health_fallback_is_scipy(kern, monkeypatch):
+    """butter(6, 0.003) in ba form with a segmented carry: every carry
+    kernel refuses its matrices and filters serially: SciPy, bitwise."""
+    _segmented(monkeypatch)
+    b, a = ss.butter(6, 0.003)
+    c, d = ba_coefs(b, a, f8)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 20000))
+    zi = rng.standard_normal((2, d))
+    assert K.plan(2, 20000, d, True).S == 256
+    path, y, zf = _launch("ba", d, c, x, zi)
+    ref, zref = ss.lfilter(b, a, x, zi=zi)
+    np.testing.assert_array_equal(y, ref)
+    np.testing.assert_array_equal(zf, zref)
+
+
 @pytest.mark.parametrize("n", [1, 3, 7, 600])
 @pytest.mark.parametrize("smem", [True, False])
 def test_fir_kernel(kern, monkeypatch, n, smem):

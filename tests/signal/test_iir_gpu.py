@@ -230,6 +230,29 @@ def test_sosfilt_lengths_dtypes(dtype, n):
     check_blocked(host(zf), zref, zref_hp)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("nch,n", [(1, 1 << 20), (3, 300_001)])
+def test_segmented_carry(monkeypatch, dtype, nch, n):
+    """The opt-in segmented carry (several carry blocks per channel) on the
+    device: sosfilt and lfilter with zi against SciPy."""
+    monkeypatch.setattr(K, "SEGMENTED_CARRY", True)
+    rng = np.random.default_rng(n + nch)
+    sos = ss.butter(8, 0.05, output="sos").astype(dtype)
+    assert K.plan(nch, n, 8, True).S > 0
+    x = _data(rng, (nch, n), dtype)
+    zi = _data(rng, (4, nch, 2), dtype)
+    y, zf = G.sosfilt(dev(sos), dev(x), zi=dev(zi))
+    ref, zref = ss.sosfilt(sos, x, zi=zi)
+    hp = high_precision(ref.dtype)
+    ref_hp, zref_hp = ss.sosfilt(sos.astype(hp), x.astype(hp), zi=zi.astype(hp))
+    check_blocked(host(y), ref, ref_hp)
+    check_blocked(host(zf), zref, zref_hp)
+    b, a = ss.butter(4, 0.1)
+    zi = _data(rng, (nch, 4), dtype)
+    y, zf = G.lfilter(b, a, dev(x), zi=dev(zi))
+    _ba_check(b, a, x, y, zi=zi, zf=zf)
+
+
 def test_sosfilt_many_channels():
     """1024 x 65536 float64, order 8 (fused plan, 64 threads per channel)."""
     rng = np.random.default_rng(9)

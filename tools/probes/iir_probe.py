@@ -71,9 +71,13 @@ for name, call, shape, d in CASES if "plans" in SECTIONS else ():
         L = -(-n // nt)
         trials.append(K.Plan("fused", L, -(-n // L), nt))
     L = K.SCAN_L_MIN
+    nt_c = K.carry_threads(d)   # the carry kernel is compiled for this many
     while L <= K.SCAN_L_MAX and L <= n:
-        # the carry kernel is compiled for carry_threads(d) threads
-        trials.append(K.Plan("scan", L, -(-n // L), K.carry_threads(d)))
+        G = -(-n // L)
+        trials.append(K.Plan("scan", L, G, nt_c))
+        for m in (2, 8, 32):   # segmented carry (opt-in): segments of nt m chunks
+            if L <= 256 and G > nt_c * m:
+                trials.append(K.Plan("scan", L, G, nt_c, nt_c * m))
         L *= 2
     for p in trials:
         if p.path == "serial" and n * (1 if nch > 1 else 1) > 70000 and nch < 64:
@@ -83,8 +87,8 @@ for name, call, shape, d in CASES if "plans" in SECTIONS else ():
             got = call(x).get()
             err = float(np.max(np.abs(got - ref)))
             t = t_gpu(lambda: call(x), rep=10)
-            print(f"   {p.path:6s} L={p.L:5d} G={p.G:5d} nt={p.nt:3d}  {t * 1e3:8.4f} ms  diff {err:.1e}",
-                  flush=True)
+            print(f"   {p.path:6s} L={p.L:5d} G={p.G:5d} nt={p.nt:3d} S={p.S:5d}  "
+                  f"{t * 1e3:8.4f} ms  diff {err:.1e}", flush=True)
         except Exception as e:  # noqa: BLE001
             print(f"   {p}: {type(e).__name__}: {e}", flush=True)
         finally:
