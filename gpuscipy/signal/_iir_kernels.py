@@ -116,9 +116,9 @@ FUSED_NTS = (64, 128, 256)
 
 def fused_threads(d, nch=1):
     """Threads (= chunks) per block of the fused kernel: 256 (128 for d > 8)
-    for few channels; 64 from FUSED_SMALL_BLOCKS channels
-    (the scan across the block costs ~NT log NT mat-vecs, the chunks ~n d:
-    with long chunks the carry stays a small part)."""
+    for few channels (short chunks: the least latency); 64 from
+    FUSED_SMALL_BLOCKS channels, where throughput counts (the scan across
+    the block costs ~2 NT double-double mat-vecs per channel)."""
     if nch >= FUSED_SMALL_BLOCKS:
         return 64
     return 256 if d <= 8 else 128
