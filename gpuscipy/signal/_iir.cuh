@@ -428,6 +428,29 @@ GS_DEV void block_scan(C (&v)[D], C* buf, const C* M) {
   for (int j = 0; j < D; ++j) v[j] = buf[tid * D + j];
 }
 
+// A of the filter in double-double (C), entries above F::LIMIT (or not
+// finite) set *bad; ends with the block synchronised.
+template <class F, class FC, int P>
+GS_DEV void checked_step_matrix(typename FC::value_type* A, const coef_pack<P>& p, int* bad) {
+  {
+    FC fc;
+    fc.load(p);
+    step_matrix<FC>(A, fc);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < FC::D * FC::D; i += blockDim.x)
+    if (!(mag(A[i]) <= F::LIMIT)) *bad = 1;
+}
+
+// M_i = M_{i-1}^2 for i = 1 .. K-1 (the scan's matrices from M_0)
+template <class C, int D, int K>
+GS_DEV void square_levels(C* M, double limit, int* bad) {
+  for (int i = 1; i < K; ++i) {
+    mat_mul<C, D>(M + i * D * D, M + (i - 1) * D * D, M + (i - 1) * D * D, limit, bad);
+    __syncthreads();
+  }
+}
+
 // ------------------------------------------------------------ chunk runs
 
 // One thread's chunk through its own loads (any strides).
@@ -585,19 +608,9 @@ GS_DEV void fused(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
   __syncthreads();  // staging is reused for the matrices
   GSIIR_STAMP(1);
   // 2. M_i = (A^L)^(2^i)
-  {
-    FC fc;
-    fc.load(p);
-    step_matrix<FC>(A, fc);
-  }
-  __syncthreads();
-  for (int i = tid; i < DD; i += NT)
-    if (!(mag(A[i]) <= F::LIMIT)) bad = 1;
+  checked_step_matrix<F, FC>(A, p, &bad);
   mat_pow<C, D>(M, A, tmp, L, F::LIMIT, &bad);
-  for (int i = 1; i < K; ++i) {
-    mat_mul<C, D>(M + i * DD, M + (i - 1) * DD, M + (i - 1) * DD, F::LIMIT, &bad);
-    __syncthreads();
-  }
+  square_levels<C, D, K>(M, F::LIMIT, &bad);
   GSIIR_STAMP(2);
   C e[D], zc[D];
   if (bad) {  // serial: thread 0 filters the whole channel
@@ -755,22 +768,12 @@ GS_DEV void carry(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
   const int tid = threadIdx.x;
   GSIIR_STAMP(0);
   if (tid == 0) bad = 0;
-  {
-    FC fc;
-    fc.load(p);
-    step_matrix<FC>(A, fc);
-  }
-  __syncthreads();
-  for (int i = tid; i < DD; i += NT)
-    if (!(mag(A[i]) <= F::LIMIT)) bad = 1;
+  checked_step_matrix<F, FC>(A, p, &bad);
   mat_pow<C, D>(Phi, A, tmp, L, F::LIMIT, &bad);
   mat_copy<C, D>(pw, Phi);
   __syncthreads();
   mat_pow<C, D>(M, pw, tmp, m, F::LIMIT, &bad);
-  for (int i = 1; i < K; ++i) {
-    mat_mul<C, D>(M + i * DD, M + (i - 1) * DD, M + (i - 1) * DD, F::LIMIT, &bad);
-    __syncthreads();
-  }
+  square_levels<C, D, K>(M, F::LIMIT, &bad);
   GSIIR_STAMP(1);
   C* w = ws + (c * G + k0) * D;
   C zc[D];
