@@ -35,6 +35,8 @@ from gpuscipy.signal import _convolve_medfilt as M
 from gpuscipy.signal import _convolve_plan as P
 from gpuscipy.signal import _convolve_savgol as S
 
+from ._convolve_checks import close as _close
+
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
           np.int64, np.uint64, np.float16, np.float32, np.float64, np.complex64,
           np.complex128]
@@ -46,17 +48,6 @@ def _err(fn):
         return "ok", fn()
     except Exception as e:  # noqa: BLE001 - compared with SciPy's
         return type(e), str(e)
-
-
-def _close(got, want, rtol=1e-12):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    if want.dtype.kind in "biu":
-        np.testing.assert_array_equal(got, want)
-    elif want.size:
-        scale = max(float(np.max(np.abs(want))), 1e-300)
-        assert float(np.max(np.abs(got - want))) <= rtol * scale
 
 
 # ------------------------------------------------------------- public API

@@ -33,6 +33,9 @@ from gpuscipy.signal import _convolve_medfilt as M
 from gpuscipy.signal import _convolve_savgol as S
 
 from . import _host_cuda as H
+from ._convolve_checks import close as _close
+from ._convolve_checks import data as _data
+from ._convolve_checks import tol_direct as _tol
 
 SHIM = H.SHIM_BASE + r"""
 #include <cstdio>
@@ -228,43 +231,6 @@ def run(emu, monkeypatch):
 
 
 # ---------------------------------------------------------------- helpers
-
-def _close(got, want, rtol=1e-12):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    if want.dtype.kind in "biu":
-        np.testing.assert_array_equal(got, want)
-    elif want.size:
-        scale = max(float(np.max(np.abs(want))), 1e-300)
-        err = float(np.max(np.abs(got.astype(np.complex128) - want)))
-        assert err <= rtol * scale, (err, scale)
-
-
-def _data(rng, shape, dt):
-    dt = np.dtype(dt)
-    if dt.kind == "b":
-        return rng.random(shape) > 0.6
-    if dt.kind in "iu":
-        lo = 0 if dt.kind == "u" else -60
-        return rng.integers(lo, 60, shape).astype(dt)
-    x = rng.standard_normal(shape)
-    if dt.kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dt)
-
-
-def _tol(dt, terms):
-    """float64 (and complex128) sums in another order: 1e-12 relative to the
-    largest output; float32 (and complex64, float16 computed in float32):
-    the ulp of a sum of ``terms`` products."""
-    dt = np.dtype(dt)
-    if dt.kind in "biu":
-        return 0
-    if dt.char == "e":
-        return 2e-3
-    return 1e-12 if dt.itemsize >= 8 and dt.char != "F" else 2e-6 * max(1, terms) ** 0.5
-
 
 # ---------------------------------------------------------------- direct
 

@@ -26,6 +26,10 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 
+from ._convolve_checks import close
+from ._convolve_checks import data as _data
+from ._convolve_checks import tol_direct as _tol_direct
+
 # GPUSCIPY_SIGNAL_EMULATE=1 runs this file on the CPU: NumPy arrays for the
 # device, the kernels through test_convolve_emulated's host emulator, and
 # scipy.fft for cuFFT (a check of the tests themselves; sizes marked `big`
@@ -64,42 +68,7 @@ def _host(x):
 def _close(got, want, rtol=1e-12):
     assert isinstance(got, _gp().ndarray) or (EMULATE and isinstance(got, np.generic)), \
         type(got)
-    g, w = np.asarray(_host(got)), np.asarray(want)
-    assert g.dtype == w.dtype, (g.dtype, w.dtype)
-    assert g.shape == w.shape, (g.shape, w.shape)
-    if w.dtype.kind in "biu":
-        np.testing.assert_array_equal(g, w)
-    elif w.size:
-        finite = np.isfinite(w)
-        np.testing.assert_array_equal(g[~finite], w[~finite])   # same NaN/inf places
-        if finite.any():
-            scale = max(float(np.max(np.abs(w[finite]))), 1e-300)
-            err = np.abs(g[finite].astype(np.complex128) - w[finite])
-            assert float(np.max(err)) <= rtol * scale
-
-
-def _data(rng, shape, dt):
-    dt = np.dtype(dt)
-    if dt.kind == "b":
-        return rng.random(shape) > 0.6
-    if dt.kind in "iu":
-        lo = 0 if dt.kind == "u" else -60
-        return rng.integers(lo, 60, shape).astype(dt)
-    x = rng.standard_normal(shape)
-    if dt.kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dt)
-
-
-def _tol_direct(dt, terms):
-    dt = np.dtype(dt)
-    if dt.kind in "biu":
-        return 0
-    if dt.char == "e":
-        return 2e-3
-    if dt.char in "fF":
-        return 2e-6 * max(1, terms) ** 0.5
-    return 1e-12
+    close(_host(got), want, rtol)
 
 
 def _tol_fft(dt):
