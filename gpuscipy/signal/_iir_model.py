@@ -70,6 +70,9 @@ class DD:
     def copy(self):
         return DD(self.hi.copy(), self.lo.copy())
 
+    def reshape(self, shape):
+        return DD(self.hi.reshape(shape), self.lo.reshape(shape))
+
     def __getitem__(self, k):
         return DD(self.hi[k], self.lo[k])
 
@@ -126,6 +129,9 @@ class CDD:
 
     def copy(self):
         return CDD(self.re.copy(), self.im.copy())
+
+    def reshape(self, shape):
+        return CDD(self.re.reshape(shape), self.im.reshape(shape))
 
     def __getitem__(self, k):
         return CDD(self.re[k], self.im[k])
@@ -399,25 +405,21 @@ def _carry_states(ep, phi, mats, zc, nt, m):
     segment's start. Returns the state entering every chunk (B, nt m, D)
     and the state after the last one (B, D), widened."""
     B, _, d = ep.shape
-    ep = _reshape_c(ep, (B, nt, m, d))
-    a = _czeros((B, nt, d), _carry_dtype(ep))
+    ep = ep.reshape((B, nt, m, d))
+    a = type(ep).zeros((B, nt, d))
     a[:, 0] = zc
     # Horner folds: thread j over chunks [j m, (j + 1) m)
     for i in range(m):
         a = _mat_vec_add(ep[:, :, i], phi, a)
     inc = _block_scan(a, mats)
-    s = _czeros((B, nt, d), _carry_dtype(ep))
+    s = type(ep).zeros((B, nt, d))
     s[:, 0] = zc
     s[:, 1:] = inc[:, :-1]
-    st = _czeros((B, nt, m, d), _carry_dtype(ep))
+    st = type(ep).zeros((B, nt, m, d))
     for i in range(m):
         st[:, :, i] = s
         s = _mat_vec_add(ep[:, :, i], phi, s)
-    return _reshape_c(st, (B, nt * m, d)), s[:, nt - 1]
-
-
-def _carry_dtype(v):
-    return numpy.complex128 if isinstance(v, CDD) else numpy.float64
+    return st.reshape((B, nt * m, d)), s[:, nt - 1]
 
 
 def _carry_matrices(kind, order, cc, L, m, nt):
@@ -465,7 +467,7 @@ def model_scan(kind, order, c, x, zi=None, L=None, nt=None, S=0):
         phi, mats, health = _carry_matrices(kind, order, cc, L, m, nt)
         if health.bad:     # then the middle carry is unhealthy too
             return model_serial(kind, order, c, x, zi)
-        ep_seg = _reshape_c(_padded(z, G, nb * S), (nch * nb, S, d))
+        ep_seg = _padded(z, G, nb * S).reshape((nch * nb, S, d))
         zero = _czeros((nch * nb, d), x.dtype)
         _, totals = _carry_states(ep_seg, phi, mats, zero, nt, m)
         mt = -(-nb // nt)
@@ -483,21 +485,14 @@ def model_scan(kind, order, c, x, zi=None, L=None, nt=None, S=0):
             seg_in = widen(starts)
         else:
             tot = _czeros((nch, nt * mt, d), x.dtype)
-            tot[:, :nb] = _reshape_c(totals, (nch, nb, d))
+            tot[:, :nb] = totals.reshape((nch, nb, d))
             seg_in, _ = _carry_states(tot, phi_t, mats_t, zc, nt, mt)
             seg_in = seg_in[:, :nb]
-        st, _ = _carry_states(ep_seg, phi, mats, _reshape_c(seg_in, (nch * nb, d)), nt, m)
+        st, _ = _carry_states(ep_seg, phi, mats, seg_in.reshape((nch * nb, d)), nt, m)
         st = narrow(st, x.dtype).reshape(nch, nb * S, d)[:, :G]
     z = st.reshape(nch * G, d)
     y = run_chunks(kind, order, c, xs, lens, z).reshape(nch, G * L)[:, :n]
     return y, z.reshape(nch, G, d)[:, G - 1].copy()
-
-
-def _reshape_c(v, shape):
-    """Reshape a DD / CDD array."""
-    if isinstance(v, CDD):
-        return CDD(_reshape_c(v.re, shape), _reshape_c(v.im, shape))
-    return DD(v.hi.reshape(shape), v.lo.reshape(shape))
 
 
 def model_filter(kind, order, c, x, zi=None, staged=True):
