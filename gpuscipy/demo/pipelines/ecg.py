@@ -320,9 +320,8 @@ class Chain:
         xp = self.xp
         nch, n = mwi.shape
         w = n + 1
-        joined = xp.full((nch, w), np.inf, dtype=mwi.dtype)
-        joined[:, :n] = mwi
-        joined = joined.reshape(-1)
+        sep = xp.full((nch, 1), np.inf, dtype=mwi.dtype)
+        joined = xp.concatenate((mwi, sep), axis=1).reshape(-1)
         hq, pq = HEIGHT_FRAC * q, PROMINENCE_FRAC * q
         cand, props = self.sig.find_peaks(joined, height=float(hq.min()))
         cand_h = self.host(cand)
