@@ -528,28 +528,42 @@ GS_FI i64 piece_of_chunk(const i64* cfirst, i64 npieces, i64 q) {
   return lo;
 }
 
+// The chunk of this block: its line, its index q among the line's chunks,
+// its piece m, the piece's bounds [plo, phi), the chunk's [lo, hi) and the
+// piece's mean time tbar (chunks of CH samples, C per line).
+struct chunk_span {
+  i64 line, q, m, plo, phi, lo, hi;
+  double tbar;
+};
+GS_FI chunk_span block_chunk(const i64* __restrict__ bp, const i64* __restrict__ cfirst,
+                             i64 npieces, i64 C, i64 CH) {
+  chunk_span c;
+  c.line = (i64)blockIdx.x / C;
+  c.q = (i64)blockIdx.x - c.line * C;
+  c.m = piece_of_chunk(cfirst, npieces, c.q);
+  c.plo = bp[c.m];
+  c.phi = bp[c.m + 1];
+  c.lo = c.plo + (c.q - cfirst[c.m]) * CH;
+  c.hi = c.lo + CH < c.phi ? c.lo + CH : c.phi;
+  c.tbar = 0.5 * double(c.phi - c.plo - 1);
+  return c;
+}
+
 template <class T, bool LINEAR>
 GS_DEV void detrend_partial(const T* x, i64 xso, i64 xsi, i64 ninner, i64 xsk, i64 L,
                             const i64* __restrict__ bp, const i64* __restrict__ cfirst,
                             i64 npieces, i64 C, i64 CH, typename acc_of<T>::type* part) {
   typedef typename acc_of<T>::type A;
   __shared__ A sh[THREADS];
-  const i64 bid = blockIdx.x;
-  const i64 line = bid / C;
-  const i64 q = bid - line * C;
-  const i64 m = piece_of_chunk(cfirst, npieces, q);
-  const i64 plo = bp[m], phi = bp[m + 1];
-  const i64 lo = plo + (q - cfirst[m]) * CH;
-  const i64 hi = lo + CH < phi ? lo + CH : phi;
-  const double tbar = 0.5 * double(phi - plo - 1);
-  const i64 xb = (line / ninner) * xso + (line % ninner) * xsi;
+  const chunk_span k = block_chunk(bp, cfirst, npieces, C, CH);
+  const i64 xb = (k.line / ninner) * xso + (k.line % ninner) * xsi;
   A s0 = A(0), s1 = A(0);
-  piece_moments<T, LINEAR>(x, xb, xsk, lo, hi, plo, tbar, s0, s1);
+  piece_moments<T, LINEAR>(x, xb, xsk, k.lo, k.hi, k.plo, k.tbar, s0, s1);
   s0 = group_sum(s0, sh, THREADS);
   if (LINEAR) s1 = group_sum(s1, sh, THREADS);
   if (threadIdx.x == 0) {
-    part[(line * C + q) * 2] = s0;
-    part[(line * C + q) * 2 + 1] = s1;
+    part[(k.line * C + k.q) * 2] = s0;
+    part[(k.line * C + k.q) * 2 + 1] = s1;
   }
 }
 
@@ -559,24 +573,17 @@ GS_DEV void detrend_apply(const T* x, i64 xso, i64 xsi, i64 ninner, i64 xsk, T* 
                           const i64* __restrict__ cfirst, i64 npieces, i64 C, i64 CH,
                           const typename acc_of<T>::type* part) {
   typedef typename acc_of<T>::type A;
-  const i64 bid = blockIdx.x;
-  const i64 line = bid / C;
-  const i64 q = bid - line * C;
-  const i64 m = piece_of_chunk(cfirst, npieces, q);
-  const i64 plo = bp[m], phi = bp[m + 1];
-  const i64 lo = plo + (q - cfirst[m]) * CH;
-  const i64 hi = lo + CH < phi ? lo + CH : phi;
-  const double tbar = 0.5 * double(phi - plo - 1);
+  const chunk_span k = block_chunk(bp, cfirst, npieces, C, CH);
   A s0 = A(0), s1 = A(0);
-  for (i64 c = cfirst[m]; c < cfirst[m + 1]; ++c) {
-    s0 += part[(line * C + c) * 2];
-    s1 += part[(line * C + c) * 2 + 1];
+  for (i64 c = cfirst[k.m]; c < cfirst[k.m + 1]; ++c) {
+    s0 += part[(k.line * C + c) * 2];
+    s1 += part[(k.line * C + c) * 2 + 1];
   }
   A mean, slope;
-  line_fit(s0, s1, phi - plo, LINEAR, mean, slope);
-  const i64 xb = (line / ninner) * xso + (line % ninner) * xsi;
-  const i64 yb = (line / ninner) * yso + (line % ninner) * ysi;
-  piece_apply<T, LINEAR>(x, xb, xsk, y, yb, ysk, lo, hi, plo, tbar, mean, slope);
+  line_fit(s0, s1, k.phi - k.plo, LINEAR, mean, slope);
+  const i64 xb = (k.line / ninner) * xso + (k.line % ninner) * xsi;
+  const i64 yb = (k.line / ninner) * yso + (k.line % ninner) * ysi;
+  piece_apply<T, LINEAR>(x, xb, xsk, y, yb, ysk, k.lo, k.hi, k.plo, k.tbar, mean, slope);
 }
 
 }  // namespace gssig
