@@ -380,18 +380,41 @@ template <class FC> GS_DEV void step_matrix(typename FC::value_type* A, const FC
 // rows and columns and cost no accuracy (floating point is invariant under
 // such scaling); its matrices are only required to be finite.
 
-// buf[t] <- Mi buf[t - off] + buf[t] (one application of the scan operator)
-template <class C, int D>
-GS_FI void scan_combine(C* buf, int t, int off, const C* Mi) {
-  C u[D], w[D];
+// One level of the scan: for the combines c = 0 .. ncomb - 1 at t = first
+// + c step, buf[t] <- Mi buf[t - off] + buf[t].  The combines of a level
+// touch disjoint rows (no t - off of one is the t of another), and each
+// output row is its own task: the D rows of a combine go to D threads
+// (row r = task mod D, compensated sum in k order from the row's old value,
+// as mat_vec_add).  One thread per combine would leave a level's few
+// combines, each ~14 D^2 double operations long, serial in one warp: the
+// upper levels of a 256-thread scan cost as much as the full ones.
+template <class C, int D, int NT>
+GS_FI void scan_level(C* buf, int ncomb, int first, int step, int off, const C* Mi) {
+  const int tid = threadIdx.x;
+  if (NT % D == 0) {  // each thread keeps one row: its matrix row in registers
+    const int r = tid % D;
+    int c = tid / D;
+    if (c >= ncomb) return;
+    C mr[D];
 #pragma unroll
-  for (int j = 0; j < D; ++j) {
-    u[j] = buf[t * D + j];
-    w[j] = buf[(t - off) * D + j];
+    for (int k = 0; k < D; ++k) mr[k] = Mi[r * D + k];
+    for (; c < ncomb; c += NT / D) {
+      const int t = first + c * step;
+      typename acc_of<C>::type A = acc_start(buf[t * D + r]);
+#pragma unroll
+      for (int k = 0; k < D; ++k) acc_prod(A, mr[k], buf[(t - off) * D + k]);
+      buf[t * D + r] = acc_done(A);
+    }
+  } else {
+    for (int task = tid; task < ncomb * D; task += NT) {
+      const int c = task / D, r = task - c * D;
+      const int t = first + c * step;
+      typename acc_of<C>::type A = acc_start(buf[t * D + r]);
+#pragma unroll
+      for (int k = 0; k < D; ++k) acc_prod(A, Mi[r * D + k], buf[(t - off) * D + k]);
+      buf[t * D + r] = acc_done(A);
+    }
   }
-  mat_vec_add<C, D>(u, Mi, w);
-#pragma unroll
-  for (int j = 0; j < D; ++j) buf[t * D + j] = u[j];
 }
 
 // Inclusive scan of v over the block's NT = 2^K threads with the operator
@@ -411,17 +434,15 @@ GS_DEV void block_scan(C (&v)[D], C* buf, const C* M) {
   for (int j = 0; j < D; ++j) buf[tid * D + j] = v[j];
   __syncthreads();
 #pragma unroll 1
-  for (int i = 0; i < K; ++i) {  // up-sweep: t = (m + 1) 2^(i+1) - 1
+  for (int i = 0; i < K; ++i) {  // up-sweep: t = (c + 1) 2^(i+1) - 1
     const int off = 1 << i;
-    const int t = (tid + 1) * (off << 1) - 1;
-    if (t < NT) scan_combine<C, D>(buf, t, off, M + i * D * D);
+    scan_level<C, D, NT>(buf, NT >> (i + 1), 2 * off - 1, 2 * off, off, M + i * D * D);
     __syncthreads();
   }
 #pragma unroll 1
-  for (int i = K - 2; i >= 0; --i) {  // down-sweep: t = (m + 1) 2^(i+1) - 1 + 2^i
+  for (int i = K - 2; i >= 0; --i) {  // down-sweep: t = (c + 1) 2^(i+1) - 1 + 2^i
     const int off = 1 << i;
-    const int t = (tid + 1) * (off << 1) - 1 + off;
-    if (t < NT) scan_combine<C, D>(buf, t, off, M + i * D * D);
+    scan_level<C, D, NT>(buf, (NT >> (i + 1)) - 1, 3 * off - 1, 2 * off, off, M + i * D * D);
     __syncthreads();
   }
 #pragma unroll
@@ -629,7 +650,7 @@ GS_DEV void fused(const coef_pack<P>& p, const Tin* __restrict__ x, line_map xm,
 #pragma unroll
   for (int j = 0; j < D; ++j) e[j] = widen<C>(z[j]);
   load_state<C, T, D>(zc, zi, zm, c);
-  if (tid == 0) mat_vec_add<C, D>(e, M, zc);  // chunk 0 starts from zi
+  if (tid == 0 && zi) mat_vec_add<C, D>(e, M, zc);  // chunk 0 starts from zi
   block_scan<C, D, NT, K>(e, buf, M);
   GSIIR_STAMP(3);
   // 3. again from the carried state

@@ -107,6 +107,8 @@ def _lines(x, axis):
     """:class:`~._iir_kernels.Lines` of ``x`` along ``axis`` (None when its
     other axes do not fold into two strides)."""
     st = _elements(x)
+    if len(st) == 1:
+        return K.Lines(1, 0, 0, st[0])
     outer = _collapse(x.shape[:axis], st[:axis])
     inner = _collapse(x.shape[axis + 1:], st[axis + 1:])
     if outer is None or inner is None:
@@ -504,7 +506,23 @@ def lfilter_zi(b, a):
 # ---------------------------------------------------------------- sosfilt
 
 def _validate_sos(sos):
+    """SciPy's checks of ``sos``: (the 2-D host array, its sections)."""
     sos = numpy.asarray(_host(sos))
+    if sos.dtype.kind in "biufc" and sos.size <= 6 * 64:
+        return _validated_sos(_key(sos))
+    return _check_sos(sos)
+
+
+@functools.lru_cache(maxsize=256)
+def _validated_sos(key):
+    """:func:`_check_sos` of ``_key(sos)``, cached by value (a repeated
+    call with the same filter skips the checks; errors are not cached)."""
+    sos, n_sections = _check_sos(_unkey(key)[0])
+    sos.setflags(write=False)
+    return sos, n_sections
+
+
+def _check_sos(sos):
     if sos.ndim < 2:
         sos = sos.reshape((1,) * (2 - sos.ndim) + sos.shape)
     if sos.ndim != 2:
@@ -607,15 +625,12 @@ def sosfilt(sos, x, axis=-1, zi=None):
             zi_c = zi_c.reshape(math.prod(batch), 2 * n_sections)
         zf_c = None if zf is None else zf.reshape(math.prod(batch), 2 * n_sections)
         plan = _Plan(x, axis, dtype)
-        for s0 in range(0, n_sections, _SOS_GROUP):
-            s1 = min(n_sections, s0 + _SOS_GROUP)
+        for s0, s1, coefs, packed, zm in _sos_groups(sos, n_sections, dtype):
             if s0 > 0:  # the next group filters the output in place
                 plan.x, plan.xm = plan.y, plan.ym
-            coefs, packed = _packed("sos", _key(sos[s0:s1]), dtype.str)
             K.filter_lines(
                 "sos", s1 - s0, coefs, plan.x, plan.x.dtype, plan.xm, plan.y, plan.ym,
-                zi=0 if zi_c is None else zi_c.ptr + 2 * s0 * zi_c.itemsize,
-                zm=K.States(1, 2 * n_sections, 0, 2 * (s1 - s0), 0, 1),
+                zi=0 if zi_c is None else zi_c.ptr + 2 * s0 * zi_c.itemsize, zm=zm,
                 zf=0 if zf_c is None else zf_c.ptr + 2 * s0 * zf_c.itemsize,
                 zf_stride=2 * n_sections, n=plan.n, nch=plan.nch, staged=plan.staged,
                 packed=packed)
@@ -623,6 +638,26 @@ def sosfilt(sos, x, axis=-1, zi=None):
     if zf is None:
         return y
     return y, gp.moveaxis(zf, (-2, -1), (0, axis + 1))
+
+
+def _sos_groups(sos, n_sections, dtype):
+    """(s0, s1, coefficients, kernel-parameter bytes, state map) of each
+    group of at most ``_SOS_GROUP`` sections of the validated ``sos`` in
+    the compute ``dtype``."""
+    return _sos_groups_of(_key(sos), dtype.str)
+
+
+@functools.lru_cache(maxsize=256)
+def _sos_groups_of(key, dtype):
+    sos, = _unkey(key)
+    n_sections = sos.shape[0]
+    groups = []
+    for s0 in range(0, n_sections, _SOS_GROUP):
+        s1 = min(n_sections, s0 + _SOS_GROUP)
+        coefs, packed = _packed("sos", _key(sos[s0:s1]), dtype)
+        groups.append((s0, s1, coefs, packed,
+                       K.States(1, 2 * n_sections, 0, 2 * (s1 - s0), 0, 1)))
+    return tuple(groups)
 
 
 def sosfilt_zi(sos):

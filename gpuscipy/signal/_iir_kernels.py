@@ -349,11 +349,19 @@ def _workspace(nbytes):
     return gp.empty((nbytes // 8,), numpy.float64)
 
 
+_FUNCTIONS = {}  # (device, role, kind, ...) -> Function: the per-call lookup
+
+
 def _function(role, kind, order, tin, t, staged=False, fir_smem=True, nt=None):
-    from gpuscipy_core._kernel import get_function
-    src, name = kernel_source(role, kind, order, numpy.dtype(tin), numpy.dtype(t),
-                              bool(staged), bool(fir_smem), nt)
-    return get_function(src, name, OPTIONS)
+    from gpuscipy_core._cuda._device import get_device_id
+    key = (get_device_id(), role, kind, order, tin, t, staged, fir_smem, nt, OPTIONS)
+    f = _FUNCTIONS.get(key)
+    if f is None:
+        from gpuscipy_core._kernel import get_function
+        src, name = kernel_source(role, kind, order, numpy.dtype(tin), numpy.dtype(t),
+                                  bool(staged), bool(fir_smem), nt)
+        f = _FUNCTIONS[key] = get_function(src, name, OPTIONS)
+    return f
 
 
 def filter_lines(kind, order, coefs, x, tin, xm, y, ym, zi=0, zm=_NO_STATES, zf=0,

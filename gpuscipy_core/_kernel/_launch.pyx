@@ -7,6 +7,8 @@ from cuda.bindings cimport cydriver
 from libc.string cimport memcpy
 from libc.stdint cimport int64_t
 
+from gpuscipy_core._ndarray cimport ndarray
+
 from .._cuda._errors import CUDAError
 
 __all__ = ["launch_args"]
@@ -43,6 +45,7 @@ def launch_args(size_t func, grid, block, tuple args, unsigned int shmem, size_t
     cdef void* ptrs[MAX_ARGS]
     cdef size_t off = 0, n, align
     cdef int64_t iv
+    cdef double dv
     cdef size_t pv
     cdef unsigned int g[3]
     cdef unsigned int b[3]
@@ -53,7 +56,34 @@ def launch_args(size_t func, grid, block, tuple args, unsigned int shmem, size_t
     if len(args) > MAX_ARGS:
         raise ValueError(f"too many kernel arguments ({len(args)} > {MAX_ARGS})")
     for k, a in enumerate(args):
-        kernel_pointer = getattr(a, "_kernel_pointer", None)
+        ta = type(a)
+        if ta is int:  # the common scalar: no NumPy scalar on the way
+            iv = a
+            off = (off + 7) & ~<size_t>7
+            if off + 8 > ARG_BYTES:
+                raise ValueError("kernel arguments exceed the parameter space")
+            memcpy(storage + off, &iv, 8)
+            ptrs[k] = storage + off
+            off += 8
+            continue
+        if ta is float:
+            dv = a
+            off = (off + 7) & ~<size_t>7
+            if off + 8 > ARG_BYTES:
+                raise ValueError("kernel arguments exceed the parameter space")
+            memcpy(storage + off, &dv, 8)
+            ptrs[k] = storage + off
+            off += 8
+            continue
+        if ta is ndarray:
+            pv = (<ndarray>a)._ptr
+            off = (off + 7) & ~<size_t>7
+            memcpy(storage + off, &pv, 8)
+            ptrs[k] = storage + off
+            off += 8
+            continue
+        kernel_pointer = (None if ta is bytes or isinstance(a, numpy.generic)
+                          else getattr(a, "_kernel_pointer", None))
         if kernel_pointer is not None:
             pv = kernel_pointer()
             off = (off + 7) & ~<size_t>7

@@ -946,3 +946,29 @@ def test_function_opts_into_large_shared_memory_once(monkeypatch):
         f((1,), (32,), (), nbytes)
     assert launches == [0, 1024, 48 * 1024 - 1, 48 * 1024, 60000, 60000, 50000, 70000, 70000]
     assert set_calls == [48 * 1024, 60000, 70000]
+
+
+_ARGS_KERNEL = r"""
+extern "C" __global__ void gs_test_args(long long a, double b, int c, bool t,
+                                        long long e, float f, long long* oi, double* od)
+{
+  oi[0] = a; oi[1] = c; oi[2] = t ? 1 : 0; oi[3] = e;
+  od[0] = b; od[1] = f;
+}
+"""
+
+
+@gpu
+def test_launch_packs_every_scalar_kind():
+    """Python int/float (the fast path), NumPy scalars and bool each become
+    their own parameter type at their alignment; an int outside int64 is an
+    OverflowError, not a truncated argument."""
+    gp = _gp()
+    f = gp.RawKernel(_ARGS_KERNEL, "gs_test_args")
+    oi, od = gp.zeros(4, gp.int64), gp.zeros(2, gp.float64)
+    f((1,), (1,), (-(2**62) - 3, -2.5, np.int32(-7), True, 2**63 - 1, np.float32(1.5), oi, od))
+    np.testing.assert_array_equal(gp.asnumpy(oi), [-(2**62) - 3, -7, 1, 2**63 - 1])
+    np.testing.assert_array_equal(gp.asnumpy(od), [-2.5, 1.5])
+    with pytest.raises(OverflowError):
+        f((1,), (1,), (2**63, 0.0, np.int32(0), False, 0, np.float32(0), oi, od))
+    np.testing.assert_array_equal(gp.asnumpy(oi), [-(2**62) - 3, -7, 1, 2**63 - 1])

@@ -1,6 +1,6 @@
 """Probe: where the IIR filters' time goes on the GPU (plans, kernels, host).
 
-    python -m tools.probes.iir_probe [plans] [kernels] [phases] [host] [cupy]
+    python -m tools.probes.iir_probe [plans] [kernels] [phases] [host] [hostparts] [cupy]
 
 (no argument: all sections). ``phases`` compiles the kernels with
 -DGSIIR_PROFILE and prints the global-timer stamps of the fused and carry
@@ -50,7 +50,7 @@ CASES = [
 ]
 
 orig_plan = K.plan
-SECTIONS = set(sys.argv[1:]) or {"plans", "kernels", "phases", "host", "cupy"}
+SECTIONS = set(sys.argv[1:]) or {"plans", "kernels", "phases", "host", "hostparts", "cupy"}
 
 
 def forced(p):
@@ -191,6 +191,58 @@ if "host" in SECTIONS:
     xs = rng.standard_normal(4096)
     print(f"   scipy sosfilt 4096: "
           f"{H.time_cpu(lambda: ss.sosfilt(SOS8, xs), repeat=50).median_s * 1e6:.1f} us", flush=True)
+
+if "hostparts" in SECTIONS:
+    # the pieces of one small sosfilt call, each timed alone (us per call)
+    from gpuscipy.signal import _iir as G
+    from gpuscipy_core._cuda._device import ensure_context, get_device_id
+    from gpuscipy_core._cuda._stream import get_current_stream_ptr
+    x = gp.asarray(rng.standard_normal(4096))
+    f8 = np.dtype("float64")
+    plan = G._Plan(x, 0, f8)
+    coefs, packed = G._packed("sos", G._key(SOS8), f8.str)
+    pl = K.plan(1, 4096, 8, True)
+    fn = K._function("fused", "sos", 4, f8, f8, True, nt=pl.nt)
+    sm = K.smem_bytes("fused", "sos", 4, f8, True, True, pl.nt)
+    args = (packed, x, *plan.xm, plan.y, *plan.ym, 0, *K.States(1, 8, 0, 8, 0, 1), 0, 8,
+            4096, np.int32(pl.L))
+
+    def per_call(f, n=2000):
+        for _ in range(50):
+            f()
+        BK.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f()
+        dt = time.perf_counter() - t0
+        BK.synchronize()
+        return dt / n * 1e6
+
+    print("\n== host pieces of sosfilt(order 8, 4096) (us per call) ==", flush=True)
+    for label, f, n in (
+            ("whole call (launch queue may fill)", lambda: gs.sosfilt(SOS8, x), 300),
+            ("_validate_sos", lambda: G._validate_sos(SOS8), 5000),
+            ("result_type + _compute_dtype",
+             lambda: G._compute_dtype(np.result_type(SOS8.dtype, x.dtype), sos=True), 5000),
+            ("_shape_of + _dtype_of", lambda: (G._shape_of(x), G._dtype_of(x)), 5000),
+            ("_Plan (gp.empty + lines)", lambda: G._Plan(x, 0, f8), 5000),
+            ("gp.empty((4096,))", lambda: gp.empty((4096,), f8), 5000),
+            ("_key + _packed", lambda: G._packed("sos", G._key(SOS8), f8.str), 5000),
+            ("K.plan", lambda: K.plan(1, 4096, 8, True), 5000),
+            ("K._function", lambda: K._function("fused", "sos", 4, f8, f8, True, nt=pl.nt), 5000),
+            ("K.smem_bytes", lambda: K.smem_bytes("fused", "sos", 4, f8, True, True, pl.nt), 5000),
+            ("ensure_context + stream", lambda: (ensure_context(get_device_id()),
+                                                 get_current_stream_ptr()), 5000),
+            ("launch (Function call)", lambda: fn((1, 1, 1), (pl.nt, 1, 1), args, shared_mem=sm), 300),
+            ("filter_lines", lambda: K.filter_lines(
+                "sos", 4, coefs, x, f8, plan.xm, plan.y, plan.ym, zm=K.States(1, 8, 0, 8, 0, 1),
+                zf_stride=8, n=4096, nch=1, staged=True, packed=packed), 300)):
+        print(f"   {label:36s} {per_call(f, n):8.2f}", flush=True)
+    ev = H.time_gpu(lambda: gs.sosfilt(SOS8, x), BK, warmup=10, repeat=200).median_s
+    kev = H.time_gpu(lambda: fn((1, 1, 1), (pl.nt, 1, 1), args, shared_mem=sm), BK, warmup=10,
+                     repeat=200).median_s
+    print(f"   events around sosfilt {ev * 1e6:.1f} us, around the bare launch {kev * 1e6:.1f} us",
+          flush=True)
 
 print("\n== CuPy ==", flush=True)
 try:
