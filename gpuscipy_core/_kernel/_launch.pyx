@@ -11,7 +11,7 @@ from gpuscipy_core._ndarray cimport ndarray
 
 from .._cuda._errors import CUDAError
 
-__all__ = ["launch_args"]
+__all__ = ["launch_args", "packed_args"]
 
 cdef enum:
     MAX_ARGS = 128
@@ -43,42 +43,57 @@ def launch_args(size_t func, grid, block, tuple args, unsigned int shmem, size_t
     """
     cdef char storage[ARG_BYTES]
     cdef void* ptrs[MAX_ARGS]
-    cdef size_t off = 0, n, align
-    cdef int64_t iv
-    cdef double dv
-    cdef size_t pv
     cdef unsigned int g[3]
     cdef unsigned int b[3]
-    cdef const unsigned char[:] view
     cdef cydriver.CUresult err
     _dims(grid, g)
     _dims(block, b)
+    _pack(args, storage, ptrs)
+    err = cydriver.cuLaunchKernel(<cydriver.CUfunction>func, g[0], g[1], g[2],
+                                  b[0], b[1], b[2], shmem,
+                                  <cydriver.CUstream>stream, ptrs, NULL)
+    if err != cydriver.CUDA_SUCCESS:
+        raise CUDAError("cuLaunchKernel", <int>err)
+
+
+def packed_args(tuple args):
+    """The parameter buffer :func:`launch_args` hands the driver for
+    ``args``: (its bytes, each parameter's offset). For tests (no GPU)."""
+    cdef char storage[ARG_BYTES]
+    cdef void* ptrs[MAX_ARGS]
+    cdef size_t used = _pack(args, storage, ptrs)
+    offsets = [<size_t>(<char*>ptrs[k] - storage) for k in range(len(args))]
+    return storage[:used], offsets
+
+
+cdef size_t _pack(tuple args, char* storage, void** ptrs) except? 0:
+    """Lay ``args`` out in ``storage`` at their alignments, ``ptrs[k]`` at
+    parameter k; returns the bytes used."""
+    cdef size_t off = 0, n, align
+    cdef int64_t iv
+    cdef double dv
+    cdef char word[8]
+    cdef size_t pv
+    cdef const unsigned char[:] view
     if len(args) > MAX_ARGS:
         raise ValueError(f"too many kernel arguments ({len(args)} > {MAX_ARGS})")
     for k, a in enumerate(args):
         ta = type(a)
-        if ta is int:  # the common scalar: no NumPy scalar on the way
-            iv = a
+        if ta is int or ta is float or ta is ndarray:
+            # the common arguments: 8 bytes each, no NumPy scalar on the way
+            if ta is int:
+                iv = a
+                memcpy(word, &iv, 8)
+            elif ta is float:
+                dv = a
+                memcpy(word, &dv, 8)
+            else:
+                pv = (<ndarray>a)._ptr
+                memcpy(word, &pv, 8)
             off = (off + 7) & ~<size_t>7
             if off + 8 > ARG_BYTES:
                 raise ValueError("kernel arguments exceed the parameter space")
-            memcpy(storage + off, &iv, 8)
-            ptrs[k] = storage + off
-            off += 8
-            continue
-        if ta is float:
-            dv = a
-            off = (off + 7) & ~<size_t>7
-            if off + 8 > ARG_BYTES:
-                raise ValueError("kernel arguments exceed the parameter space")
-            memcpy(storage + off, &dv, 8)
-            ptrs[k] = storage + off
-            off += 8
-            continue
-        if ta is ndarray:
-            pv = (<ndarray>a)._ptr
-            off = (off + 7) & ~<size_t>7
-            memcpy(storage + off, &pv, 8)
+            memcpy(storage + off, word, 8)
             ptrs[k] = storage + off
             off += 8
             continue
@@ -124,11 +139,7 @@ def launch_args(size_t func, grid, block, tuple args, unsigned int shmem, size_t
             memcpy(storage + off, &view[0], n)
         ptrs[k] = storage + off
         off += n
-    err = cydriver.cuLaunchKernel(<cydriver.CUfunction>func, g[0], g[1], g[2],
-                                  b[0], b[1], b[2], shmem,
-                                  <cydriver.CUstream>stream, ptrs, NULL)
-    if err != cydriver.CUDA_SUCCESS:
-        raise CUDAError("cuLaunchKernel", <int>err)
+    return off
 
 
 cdef _dims(obj, unsigned int* out):

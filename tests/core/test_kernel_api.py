@@ -972,3 +972,37 @@ def test_launch_packs_every_scalar_kind():
     with pytest.raises(OverflowError):
         f((1,), (1,), (2**63, 0.0, np.int32(0), False, 0, np.float32(0), oi, od))
     np.testing.assert_array_equal(gp.asnumpy(oi), [-(2**62) - 3, -7, 1, 2**63 - 1])
+
+
+def test_launch_parameter_layout():
+    """What launch_args hands the driver, checked without a GPU: each
+    argument at its own alignment, in its own type (Python int/float on the
+    fast path as long long/double), pointers from __cuda_array_interface__;
+    bad arguments raise before any launch."""
+    from gpuscipy_core._kernel._launch import packed_args
+
+    class Dev:
+        __cuda_array_interface__ = {"data": (0x1234, False), "shape": (1,),
+                                    "typestr": "<f8", "version": 3}
+
+    args = (np.int8(3), -5, np.float32(1.5), 2.5, True, Dev(), np.complex64(1 + 2j),
+            b"\x07" * 12, np.int16(9), -(2**63), 2**63 - 1, 1e300, np.float64(-0.0))
+    want = (np.int8(3).tobytes(), np.int64(-5).tobytes(), np.float32(1.5).tobytes(),
+            np.float64(2.5).tobytes(), np.bool_(True).tobytes(), np.uint64(0x1234).tobytes(),
+            np.complex64(1 + 2j).tobytes(), b"\x07" * 12, np.int16(9).tobytes(),
+            np.int64(-(2**63)).tobytes(), np.int64(2**63 - 1).tobytes(),
+            np.float64(1e300).tobytes(), np.float64(-0.0).tobytes())
+    buf, offsets = packed_args(args)
+    assert offsets == [0, 8, 16, 24, 32, 40, 48, 56, 68, 72, 80, 88, 96]
+    assert len(buf) == 104
+    for off, w in zip(offsets, want):
+        assert buf[off:off + len(w)] == w
+    assert packed_args(()) == (b"", [])
+    with pytest.raises(OverflowError):
+        packed_args((2**63,))
+    with pytest.raises(TypeError, match="kernel argument 1"):
+        packed_args((1, object()))
+    with pytest.raises(ValueError, match="too many"):
+        packed_args((1,) * 129)
+    with pytest.raises(ValueError, match="parameter space"):
+        packed_args((b"x" * 32761, 1))
