@@ -8,7 +8,9 @@
 #   PYTEST_ARGS="..."  extra pytest args (word-split), e.g. "-x -k sum"
 #   TEST_PATHS="..."   what pytest runs (word-split; default "tests"), e.g.
 #                      "tests/signal tests/demo" for the second call of a split run
-#   DEMO=1             also run "gpuscipy-demo --quick" (report under $OUT/demo-report)
+#   DEMO=1             also run "gpuscipy-demo --quick" (report under $OUT/demo-report);
+#                      DEMO=full runs the whole demo (4096 channels, SciPy on every
+#                      channel: a few minutes of CPU)
 #   PYTEST_XDIST=1     run tests with pytest-xdist "-n 4" (PYTEST_XDIST_N=8 for 8)
 #   PYTEST_TIMEOUT=S   per-test timeout via pytest-timeout (default 300; 0 = off)
 #   BENCH_ARGS="..."   extra args for every benchmarks.bench_* module, e.g. "--quick"
@@ -126,13 +128,15 @@ fi
 
 # ---------------------------------------------------------------- demo
 demo_summary="(demo skipped)"
-if [ "${DEMO:-0}" = "1" ]; then
-    section "gpuscipy-demo --quick"
+if [ "${DEMO:-0}" = "1" ] || [ "${DEMO:-0}" = "full" ]; then
+    demo_args=(--quick)
+    [ "${DEMO}" = "full" ] && demo_args=()
+    section "gpuscipy-demo ${demo_args[*]:-(full)}"
     t0=$SECONDS
     GPUSCIPY_CACHE_DIR="$CACHE_ROOT/tests" \
-        "$PY" -m gpuscipy.demo --quick --report-dir "$OUT/demo-report" 2>&1 | tee "$OUT/demo.log"
+        "$PY" -m gpuscipy.demo "${demo_args[@]}" --report-dir "$OUT/demo-report" 2>&1 | tee "$OUT/demo.log"
     demo_rc=${PIPESTATUS[0]}
-    demo_summary="gpuscipy-demo --quick exit $demo_rc in $((SECONDS - t0)) s"
+    demo_summary="gpuscipy-demo ${demo_args[*]:-(full)} exit $demo_rc in $((SECONDS - t0)) s"
     [ "$demo_rc" -ne 0 ] && rc=$((rc | 1))
 fi
 
