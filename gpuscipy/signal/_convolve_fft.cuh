@@ -21,6 +21,20 @@
 
 namespace gsfftconv {
 
+// q = t * inner + i: the position t along the transformed axis and the
+// inner index i of flat index q (inner == 1 known at compile time: INNER1)
+template <bool INNER1>
+__device__ __forceinline__ void split_inner(long long q, long long inner, long long& t,
+                                            long long& i) {
+  if constexpr (INNER1) {
+    t = q;
+    i = 0;
+  } else {
+    t = q / inner;
+    i = q - t * inner;
+  }
+}
+
 // grid: (ceil(N*inner / 256), min(outer*nb, 65535)); block 256.
 template <class C, bool INNER1>
 __device__ void pack(const C* __restrict__ x, long long L, long long so, long long sl,
@@ -30,13 +44,7 @@ __device__ void pack(const C* __restrict__ x, long long L, long long so, long lo
   const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= per_row) return;
   long long t, i;
-  if constexpr (INNER1) {
-    t = q;
-    i = 0;
-  } else {
-    t = q / inner;
-    i = q - t * inner;
-  }
+  split_inner<INNER1>(q, inner, t, i);
   for (long long row = blockIdx.y; row < nrows; row += gridDim.y) {
     const long long b = row / nb, j = row - b * nb;
     const long long g = j * S + t;
@@ -55,13 +63,7 @@ __device__ void ola(const C* __restrict__ y, long long nb, long long N, long lon
   const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= per_row) return;
   long long n, i;
-  if constexpr (INNER1) {
-    n = q;
-    i = 0;
-  } else {
-    n = q / inner;
-    i = q - n * inner;
-  }
+  split_inner<INNER1>(q, inner, n, i);
   const long long m = n + start;
   long long jhi = m / S;
   if (jhi > nb - 1) jhi = nb - 1;
@@ -84,13 +86,7 @@ __device__ void analytic(const C* __restrict__ X, C* __restrict__ Z, long long N
   const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= per_row) return;
   long long k, i;
-  if constexpr (INNER1) {
-    k = q;
-    i = 0;
-  } else {
-    k = q / inner;
-    i = q - k * inner;
-  }
+  split_inner<INNER1>(q, inner, k, i);
   R h = R(0);
   if (k == 0 || (N % 2 == 0 && k == N / 2)) h = R(1);
   else if (k < half) h = R(2);
