@@ -427,7 +427,9 @@ def _draw_beats(fig, out):
     ax.set_xlabel("time (s)")
     ax.set_ylabel("mV")
     ax.set_title(f"MIT-BIH record 208, {t0:g}-{t1:g} s: detected beats")
-    ax.legend(loc="upper right", fontsize="small")
+    # Outside the axes: inside, it hid the beats near the window's end.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4,
+              fontsize="small", frameon=False)
 
 
 def _draw_psd(fig, out):
