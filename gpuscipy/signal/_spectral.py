@@ -104,7 +104,14 @@ def _spectra(be, xm, hop, nseg, nperseg, nfft, win_dev, dmode, detrend_call, out
             d = d.astype(xm.dtype)
         fr = be.frames(d, 0, 0, 0, nperseg, 1, nperseg, nfft, win_dev, 0, to)
     kind = "C2C" if numpy.dtype(to).kind == "c" else "R2C"
-    return be.fft(fr, kind, nfft)
+    X = be.fft(fr, kind, nfft)
+    if dmode == 2 and detrend_call is None and not be.all_finite(X):
+        # SciPy fits each segment's line with scipy.linalg.lstsq, whose
+        # check_finite raises; a segment holding an inf or NaN has a NaN line
+        # and so an all-NaN spectrum here, so X is finite iff every segment is
+        # (short of an overflow in the FFT itself).
+        raise ValueError("array must not contain infs or NaNs")
+    return X
 
 
 def _doubling(onesided, nfft, nf):
@@ -304,7 +311,9 @@ def csd(x, y, fs=1.0, window='hann_periodic', nperseg=None, noverlap=None, nfft=
         nfft < nperseg, unknown scaling, average or trend type, shapes that
         do not broadcast, a complex ``y`` with a real ``x`` and
         ``return_onesided=True``), with SciPy's messages. Window errors are
-        ``scipy.signal.get_window``'s and ``ShortTimeFFT``'s.
+        ``scipy.signal.get_window``'s and ``ShortTimeFFT``'s. With
+        ``detrend='linear'``, a segment holding an inf or NaN ("array must
+        not contain infs or NaNs": SciPy's least-squares fit refuses it).
 
     Notes
     -----
@@ -675,7 +684,8 @@ def spectrogram(x, fs=1.0, window=('tukey_periodic', .25), nperseg=None, noverla
     ------
     ValueError
         For an unknown mode, scaling or trend type, nperseg < 1,
-        noverlap >= nperseg, nfft < nperseg (SciPy's messages).
+        noverlap >= nperseg, nfft < nperseg (SciPy's messages); with
+        ``detrend='linear'``, a segment holding an inf or NaN.
     """
     return _spectrogram_impl(_BE, x, fs, window, nperseg, noverlap, nfft, detrend,
                              return_onesided, scaling, axis, mode)

@@ -111,6 +111,16 @@ CASES = [
     ("welch-median-nan", "welch", [Inp((1024,))], dict(nperseg=64, average='median',
                                                         nan_at=100)),
     ("welch-nan", "welch", [Inp((1024,))], dict(nperseg=64, nan_at=700)),
+    # a linear trend is fitted by lstsq, which raises on a segment holding NaN;
+    # a NaN in the tail no segment reaches is not seen
+    ("err-welch-linear-nan", "welch", [Inp((1000,))],
+     dict(nperseg=64, detrend='linear', nan_at=500)),
+    ("welch-linear-nan-tail", "welch", [Inp((1000,))],
+     dict(nperseg=64, detrend='linear', nan_at=995)),
+    ("err-csd-linear-nan", "csd", [Inp((640,)), Inp((640,), seed=1)],
+     dict(nperseg=64, detrend='linear', nan_at=300)),
+    ("err-spectrogram-linear-nan", "spectrogram", [Inp((2000,))],
+     dict(nperseg=60, detrend='linear', nan_at=100)),
     ("welch-twosided", "welch", [Inp((1000,))], dict(nperseg=64, return_onesided=False)),
     ("welch-nodetrend", "welch", [Inp((1000,))], dict(nperseg=64, detrend=False)),
     ("welch-detrend-none", "welch", [Inp((1000,))], dict(nperseg=64, detrend=None)),
