@@ -81,6 +81,18 @@ def edge_matrix(window_length, polyorder, deriv, delta):
     return Dm @ pinv / (float(delta) ** deriv)
 
 
+def _edges_finite(xp, x, axis, window_length):
+    """Whether the first and last ``window_length`` samples along ``axis``
+    (the 'interp' edge windows) hold no inf or NaN: one reduction per end."""
+    n = x.shape[axis]
+    lead = (slice(None),) * axis
+    ends = (x[lead + (slice(0, window_length),)], x[lead + (slice(n - window_length, n),)])
+    if xp is numpy:
+        return all(bool(numpy.isfinite(e).all()) for e in ends)
+    from gpuscipy_core._routines._reduction import all_finite
+    return all(all_finite(e) for e in ends)
+
+
 def _savgol(xp, x, window_length, polyorder, deriv, delta, axis, mode, cval):
     if mode not in ["mirror", "constant", "nearest", "interp", "wrap"]:
         raise ValueError("mode must be 'mirror', 'constant', 'nearest' "
@@ -95,6 +107,10 @@ def _savgol(xp, x, window_length, polyorder, deriv, delta, axis, mode, cval):
     if mode == "interp" and window_length > n:
         raise ValueError("If mode is 'interp', window_length must be less "
                          "than or equal to the size of x.")
+    if mode == "interp" and x.size and not _edges_finite(xp, x, axis, window_length):
+        # SciPy fits the edge polynomials with a least-squares solver whose
+        # finiteness check raises (even for window_length 1)
+        raise ValueError("array must not contain infs or NaNs")
     K = coeffs.shape[0]
     wshape = [1] * x.ndim
     wshape[axis] = K
@@ -154,7 +170,9 @@ def savgol_filter(x, window_length, polyorder, deriv=0, delta=1.0, axis=-1,
     ValueError
         A bad ``mode``, ``polyorder >= window_length`` (SciPy's
         ``savgol_coeffs`` messages), ``window_length > x.shape[axis]`` in
-        'interp' mode.
+        'interp' mode, an inf or NaN among the first or last
+        ``window_length`` samples of a line in 'interp' mode (SciPy's
+        least-squares edge fit refuses them).
 
     Notes
     -----

@@ -110,6 +110,15 @@ def _collapse(dims):
     return size, dims[-1][1]
 
 
+def _c_strides(shape, itemsize):
+    """C-order byte strides of ``shape`` (a zero extent counts as one)."""
+    out, step = [], itemsize
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(int(n), 1)
+    return tuple(reversed(out))
+
+
 def layout(shape, strides, itemsize, axis):
     """``(P, N, Q, sP, sN, sQ)`` (byte strides): the array read as
     (before axis, axis, after axis), or None when the axes before or after
@@ -275,6 +284,11 @@ def plan_launch(shape, strides, itemsize, axis, len_h, up, down, dtype, *, h_pre
     if math.prod(out_shape) == 0:
         return Launch(out_shape, hpp, len_total, out_start, out_len, None, False, None,
                       None)
+    if math.prod(shape) == 0:
+        # an empty signal axis: nothing is read, so any layout that collapses
+        # will do (a view of an empty array may not collapse, and a copy of it
+        # is the same view)
+        strides = _c_strides(shape, itemsize)
     if (out_start + out_len + THREADS * MAX_ITEMS) * max(up, down) >= 1 << 62:
         raise ValueError("upfirdn: up/down too large for 64-bit index arithmetic")
     lay = layout(shape, strides, itemsize, axis)

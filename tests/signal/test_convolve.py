@@ -289,6 +289,19 @@ def test_conv2d_errors_match_scipy():
             assert got == want, case
 
 
+def _nonfinite_edges():
+    """(x, window_length, axis) with an inf or NaN inside an edge window."""
+    out = []
+    for pos, bad, wl in ((0, np.nan, 1), (4, np.inf, 5), (-5, -np.inf, 5), (-1, np.nan, 3)):
+        v = np.arange(20.0)
+        v[pos] = bad
+        out.append((v, wl, -1))
+    m = np.ones((20, 3))
+    m[-2, 1] = np.nan
+    out.append((m, 5, 0))
+    return out
+
+
 def test_hilbert_medfilt_savgol_errors():
     x = np.arange(10.0)
     for call_ss, call_ours in [
@@ -308,6 +321,12 @@ def test_hilbert_medfilt_savgol_errors():
                                                               "interp", 0.0)),
         (lambda: ss.savgol_filter(x, 11, 2), lambda: S._savgol(np, x, 11, 2, 0, 1.0, -1,
                                                                "interp", 0.0)),
+    ] + [
+        # a non-finite sample in an 'interp' edge window (first or last
+        # window_length samples of any line; window_length 1 too)
+        (lambda v=v, wl=wl, ax=ax: ss.savgol_filter(v, wl, 0, axis=ax),
+         lambda v=v, wl=wl, ax=ax: S._savgol(np, v, wl, 0, 0, 1.0, ax, "interp", 0.0))
+        for v, wl, ax in _nonfinite_edges()
     ]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

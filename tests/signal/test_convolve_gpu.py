@@ -381,3 +381,21 @@ def test_savgol_errors():
         _sig().savgol_filter(x, 5, 5)
     with pytest.raises(ValueError, match="must be less than or equal to the size of x"):
         _sig().savgol_filter(x, 11, 2)
+
+
+def test_savgol_nonfinite():
+    gp = _gp()
+    v = np.arange(40.0).reshape(2, 20).T.copy()           # lines along axis 0
+    v[-3, 1] = np.nan                                     # in the last edge window
+    for view in (v, v[::-1]):
+        with pytest.raises(ValueError, match="must not contain infs or NaNs"):
+            _sig().savgol_filter(gp.asarray(view), 5, 2, axis=0)
+    _close(_sig().savgol_filter(gp.asarray(v), 5, 2, axis=0, mode="mirror"),
+           ss.savgol_filter(v, 5, 2, axis=0, mode="mirror"))
+    w = np.arange(30.0)
+    w[5], w[15] = np.inf, np.nan                          # interior: only spreads
+    got = _host(_sig().savgol_filter(gp.asarray(w), 5, 2))
+    want = ss.savgol_filter(w, 5, 2)
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+    ok = np.isfinite(want)
+    close(got[ok], want[ok], 1e-12)

@@ -21,6 +21,7 @@ and 2e-5 for float32/complex64 (a few hundred ulp of float32 for the
 filters of up to ~100 taps used here).
 """
 
+import math
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -144,6 +145,17 @@ def test_model_extension_far(mode):
                           for k in range(len(ref))])
         # the taps multiply by 0 and 1 only, so the values are exact
         np.testing.assert_array_equal(model, ref)
+
+
+def test_plan_empty_signal_axis_any_strides():
+    # an empty signal axis among other axes: a plan for every view's strides
+    # (a reversed or transposed empty view need not collapse; nothing is read)
+    for shape, strides, axis in (((3, 3, 0), (-12, 4, 4), 2), ((2, 5, 0), (16, 32, 160), 2),
+                                 ((0, 5, 2), (160, -32, 16), 0), ((4, 0), (0, 0), 1)):
+        spec = U.plan_launch(shape, strides, 4, axis, 6, 3, 2, np.float64)
+        assert spec.plan is not None and spec.layout is not None, (shape, strides)
+        assert spec.shape[axis] == U.output_len(6, 0, 3, 2)
+        assert spec.layout[0] * spec.layout[2] == math.prod(shape[:axis] + shape[axis + 1:])
 
 
 def test_model_defined_where_scipy_is_not():
@@ -494,6 +506,12 @@ def test_gpu_nan_inf_and_edges():
     assert U.upfirdn([1, 2], gp.zeros((0, 5))).shape == (0, 6)
     out = U.upfirdn([1, 2, 3], gp.zeros(0), cval=2.0)
     np.testing.assert_array_equal(out.get(), [12.0, 12.0])
+    h6 = np.arange(1.0, 7.0)
+    for view, axis in ((gp.zeros((3, 3, 0))[::-1], 2), (gp.zeros((0, 5, 2)).T, 2),
+                       (gp.zeros((2, 0, 3))[:, :, ::-1], 1)):
+        ref = ss.upfirdn(h6, np.zeros(view.shape), 3, 2, axis=axis, cval=0.5)
+        np.testing.assert_array_equal(U.upfirdn(h6, view, 3, 2, axis=axis, cval=0.5).get(),
+                                      ref)
     np.testing.assert_array_equal(U.upfirdn([1.0, 1.0, 1.0], gp.asarray([2.5]),
                                             mode="reflect").get(), [7.5, 7.5, 7.5])
     x = np.arange(3.0)
@@ -809,6 +827,19 @@ def _emu_cases(fns):
                 out = _emu_apply(fns, x, h, 1, 1, 0, U.MODE_CODES[mode], np.float64(2.0),
                                  np.float64, **pk)
                 np.testing.assert_array_equal(out, want, err_msg=f"{mode} n={len(x)}")
+                count += 1
+    # an empty signal axis among other axes (every output is the extension
+    # filtered: cval times the phase's tap sum), C order and views
+    h = rng.standard_normal(6)
+    for e, axis in ((np.zeros((3, 3, 0)), 2), (np.zeros((3, 3, 0))[::-1], 2),
+                    (np.zeros((2, 5, 0)).T, 0), (np.zeros((0, 4)), 0),
+                    (np.zeros((4, 0, 3)), 1)):
+        for up, down in ((3, 1), (3, 2), (1, 1)):
+            ref = ss.upfirdn(h, e, up, down, axis=axis, cval=0.5)
+            for pk in ({"threads": 8}, {"threads": 8, "smem_limit": 0}):
+                out = _emu_apply(fns, e, h, up, down, axis, 0, np.float64(0.5),
+                                 np.float64, **pk)
+                check(out, ref, f"empty axis {e.shape} {e.strides} {axis} {up}/{down}")
                 count += 1
     # decimation by 60: the tiled variant on a halved block (64 threads)
     x = rng.standard_normal(3000)
