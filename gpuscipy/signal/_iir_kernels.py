@@ -59,8 +59,11 @@ FUSED_MIN_CHANNELS = 256
 FUSED_SMALL_BLOCKS = 64
 SCAN_L_MIN, SCAN_L_MAX = 32, 4096
 # Segmented carry for few long channels (several carry blocks per channel,
-# so the chunks can be short and the chunk kernels wide): off until timed
-# on the H200 (tools/probes/iir_probe.py toggles it).
+# so the chunks can be short and the chunk kernels wide). Opt-in: on the
+# H200 (tools/probes/iir_probe.py toggles it) one channel of 2^20 samples
+# took 0.257 ms with S = 512 chunks per segment against 0.298 ms for the
+# default plan, S >= 2048 was slower; the default plans meet the bars, so
+# it stays off until a plan chooses S from measurements (docs/signal-iir.md).
 SEGMENTED_CARRY = False
 SEG_MAX_CHANNELS = 64
 SEG_CHUNK_THREADS = 1 << 15
