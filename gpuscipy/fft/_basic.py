@@ -22,6 +22,13 @@ Layout strategy (no copies on the contiguous path):
 
 Complex-to-real transforms overwrite their input in cuFFT, so they always
 run on a private copy.
+
+Rows stay independent: cuFFT computes a batch of odd-length real
+transforms two rows at a time, as one complex transform (measured on the
+H200, CuPy alike: a NaN or inf in one row turns its partner row to NaN).
+SciPy transforms every row on its own, so a real transform of odd length
+over more than one row runs here as a complex one (:func:`rows_pair`):
+twice the arithmetic for those lengths, none for even ones.
 """
 
 import operator
@@ -67,6 +74,35 @@ def _steps_aligned(kind, nin, nout, inner):
     return real_len * inner % 2 == 0
 
 
+def rows_pair(kind, n, rows):
+    """Whether cuFFT would compute this real transform two rows at a time:
+    an R2C/C2R of odd real length ``n`` > 1 over more than one row."""
+    return kind != "C2C" and n % 2 == 1 and n > 1 and rows > 1
+
+
+def _axis_slice(ndim, axis, sl):
+    return (slice(None),) * axis + (sl,)
+
+
+def _real_as_complex(a, axis, kind, n):
+    """The R2C/C2R of C-contiguous ``a`` along ``axis`` (odd ``n``) through
+    a complex transform, every row on its own: R2C keeps the first n//2 + 1
+    bins of the C2C of ``a``; C2R completes the half spectrum by Hermitian
+    symmetry (X[n - k] = conj(X[k])) and keeps the real part of its inverse
+    (the imaginary part of the DC bin, ignored by a C2R, only reaches the
+    imaginary part)."""
+    import gpuscipy_core as gp
+    if kind == "R2C":
+        full = exec_axis(a.astype(h.complex_of(a.dtype)), axis, "C2C", n, -1)
+        return gp.ascontiguousarray(full[_axis_slice(a.ndim, axis, slice(0, n // 2 + 1))])
+    m = n // 2 + 1
+    full = gp.empty(a.shape[:axis] + (n,) + a.shape[axis + 1:], a.dtype)
+    full[_axis_slice(a.ndim, axis, slice(0, m))] = a
+    gp.conjugate(a[_axis_slice(a.ndim, axis, slice(m - 1, 0, -1))],
+                 out=full[_axis_slice(a.ndim, axis, slice(m, n))])
+    return gp.ascontiguousarray(exec_axis(full, axis, "C2C", n, 1).real)
+
+
 def exec_axis(a, axis, kind, n, direction=-1):
     """Unnormalised 1-D transform of C-contiguous ``a`` along ``axis``.
 
@@ -81,6 +117,10 @@ def exec_axis(a, axis, kind, n, direction=-1):
     nout = n // 2 + 1 if kind == "R2C" else n
     out_shape = shape[:axis] + (nout,) + shape[axis + 1:]
     out_dtype = _out_dtype(kind, a.dtype)
+    outer = _prod(shape[:axis])
+    inner = _prod(shape[axis + 1:])
+    if nin and rows_pair(kind, n, outer * inner):
+        return _real_as_complex(a, axis, kind, n)
     out = gp.empty(out_shape, out_dtype)
     if out.size == 0:
         return out
@@ -88,8 +128,6 @@ def exec_axis(a, axis, kind, n, direction=-1):
         # a 1-point transform is a copy (the real part for C2R)
         out[...] = a.real if kind == "C2R" else a
         return out
-    outer = _prod(shape[:axis])
-    inner = _prod(shape[axis + 1:])
     double = _is_double(a.dtype)
     if kind == "R2C" and not _complex_aligned(a.ptr, a.itemsize):
         # a real view at an odd element offset: cuFFT needs the real side
@@ -125,6 +163,17 @@ def exec_trailing(a, k, kind, s, direction=-1):
     import gpuscipy_core as gp
     shape = a.shape
     lead = shape[:len(shape) - k]
+    if rows_pair(kind, s[-1], _prod(lead)):
+        # odd real length over several rows or planes: keep them apart
+        # (module notes; within one plane every output depends on every
+        # input anyway)
+        if k == 1:
+            return exec_axis(a, a.ndim - 1, kind, s[0], direction)
+        if kind == "R2C":
+            return _r2c_planes(a, k, s)
+        for ax in reversed(range(a.ndim - k, a.ndim - 1)):
+            a = exec_axis(a, ax, "C2C", a.shape[ax], 1)
+        return exec_axis(a, a.ndim - 1, "C2R", s[-1])
     if kind == "R2C":
         out_tail = tuple(s[:-1]) + (s[-1] // 2 + 1,)
     else:
@@ -137,6 +186,14 @@ def exec_trailing(a, k, kind, s, direction=-1):
     plan = get_plan(tuple(s), kind, _is_double(a.dtype), _prod(lead))
     execute(plan, a.ptr, out.ptr, direction)
     return out
+
+
+def _r2c_planes(a, k, s):
+    """The R2C over the last ``k`` axes of ``a`` as a C2C of its complex
+    copy, keeping the first s[-1]//2 + 1 bins of the last axis."""
+    import gpuscipy_core as gp
+    full = exec_trailing(a.astype(h.complex_of(a.dtype)), k, "C2C", s, -1)
+    return gp.ascontiguousarray(full[..., :s[-1] // 2 + 1])
 
 
 def _scale(out, norm, n, forward):

@@ -465,13 +465,16 @@ def next_fast_len(target, real=False):
     target : int
         Length to start searching from; a non-negative integer.
     real : bool, optional
-        Accepted for SciPy compatibility; cuFFT's fast sizes are the same
-        for real and complex transforms.
+        Whether the transform is real (``rfft``). Odd real lengths over
+        several rows run as complex transforms here (cuFFT would pair the
+        rows, see :mod:`gpuscipy.fft`), twice the work, so for ``real``
+        targets above 6 the answer is even.
 
     Returns
     -------
     out : int
-        The smallest 7-smooth number greater than or equal to ``target``.
+        The smallest 7-smooth number greater than or equal to ``target``
+        (for ``real``, the smallest even one when ``target`` > 6).
 
     Raises
     ------
@@ -495,11 +498,14 @@ def next_fast_len(target, real=False):
     Differences from SciPy
     ----------------------
     SciPy answers for pocketfft (11-smooth sizes for complex transforms,
-    5-smooth for real ones); the fast sizes of cuFFT are the 7-smooth ones.
+    5-smooth for real ones); the fast sizes of cuFFT are the 7-smooth ones,
+    even ones for real transforms.
     """
     t = _check_target(target)
     if t <= 6:
         return t
+    if real:
+        return 2 * next_fast_len(-(-t // 2))
     best = None
     # enumerate 7-smooth numbers >= t close to t
     p7 = 1

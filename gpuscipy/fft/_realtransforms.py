@@ -26,6 +26,7 @@ import numpy
 from gpuscipy_core._kernel._nvrtc import read_source
 
 from . import _helper as h
+from . import _basic
 from ._plan import execute, get_plan
 
 __all__ = ["dct", "idct", "dst", "idst", "dctn", "idctn", "dstn", "idstn"]
@@ -244,14 +245,16 @@ def r2r_axis(a, axis, type, dst, norm, orthogonalize):
     in_is_complex = r.kind != "R2C"
     out_is_complex = r.kind != "C2R"
     w_in = gp.empty(B * r.work_in, cdt if in_is_complex else rdt)
-    if r.in_place:
-        w_out = w_in
-    else:
-        w_out = gp.empty(B * r.work_out, cdt if out_is_complex else rdt)
     unit = inner == 1
     _launch(r.pre, rdt, dst, unit, a.ptr, w_in.ptr, N, inner, B, factors)
-    plan = get_plan((r.n,), r.kind, rdt == numpy.float64, B)
-    execute(plan, w_in.ptr, w_out.ptr, -1)
+    if _basic.rows_pair(r.kind, r.n, B):
+        # odd real length: rows kept apart (see gpuscipy.fft._basic)
+        w_out = _basic.exec_axis(w_in.reshape(B, r.work_in), 1, r.kind, r.n)
+    else:
+        w_out = w_in if r.in_place else \
+            gp.empty(B * r.work_out, cdt if out_is_complex else rdt)
+        plan = get_plan((r.n,), r.kind, rdt == numpy.float64, B)
+        execute(plan, w_in.ptr, w_out.ptr, -1)
     del w_in
     _launch(r.post, rdt, dst, unit, w_out.ptr, out.ptr, N, inner, B, factors)
     return out

@@ -7,7 +7,9 @@
   the plan's layout (basic or advanced), computes with ``numpy.fft``
   (unnormalised, like cuFFT) and -- like cuFFT's C2R -- destroys the input
   of complex-to-real transforms (fills it with NaN), so a missing private
-  copy shows up as a wrong result.
+  copy shows up as a wrong result; and -- like cuFFT -- lets an inf/NaN
+  of one odd-length real transform reach its partner in the batch (rows 0
+  and 1, 2 and 3, ...), so code that does not keep rows apart fails.
 * :func:`fake_launch` replaces the DCT/DST kernel launch by the NumPy mirror
   of each kernel (``_reference.py``) on the same raw buffers.
 
@@ -95,6 +97,7 @@ def make_fake_core():
     m.zeros = lambda shape, dtype=float: FakeArray(np.zeros(shape, dtype))
     m.asarray = lambda a, dtype=None: FakeArray(np.array(_unwrap(a), dtype=dtype))
     m.asnumpy = lambda a: np.array(_unwrap(a))
+    m.ascontiguousarray = lambda a: FakeArray(np.ascontiguousarray(_unwrap(a)))
 
     def ufunc(f):
         def call(*args, out=None):
@@ -211,6 +214,13 @@ class FakeCufft:
         else:
             r = np.fft.irfftn(src, s=p["n"], axes=axes) * np.prod(p["n"])
             vi[...] = np.nan              # cuFFT's C2R destroys its input
+        if kind != 0x9 and p["n"][-1] % 2 and p["n"][-1] > 1:
+            # cuFFT computes odd-length real transforms two batch entries
+            # at a time: an inf/NaN in one reaches its partner (H200)
+            bad = ~np.isfinite(src).reshape(src.shape[0], -1).all(axis=1)
+            for b in range(0, src.shape[0] - 1, 2):
+                if bad[b] or bad[b + 1]:
+                    r[b:b + 2] = np.nan
         vo[...] = r.astype(odt)
 
     def cufftExecC2C(self, h, i, o, d):

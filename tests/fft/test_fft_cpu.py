@@ -282,6 +282,15 @@ def test_fast_len():
         assert _smooth(a) and a >= t and not any(_smooth(m) for m in range(t, a))
         assert _smooth(b) and b <= t and not any(_smooth(m) for m in range(b + 1, t + 1))
     assert gfft.next_fast_len(0) == 0 == gfft.prev_fast_len(0)
+    # real transforms: the smallest even 7-smooth length (odd real lengths
+    # of several rows run as complex transforms, twice the work)
+    for t in range(1, 2000):
+        a = gfft.next_fast_len(t, real=True)
+        if t <= 6:
+            assert a == t
+        else:
+            assert a % 2 == 0 and _smooth(a) and a >= t
+            assert not any(_smooth(m) for m in range(t + t % 2, a, 2))
     big = 2**40 + 1
     assert _smooth(gfft.next_fast_len(big)) and gfft.next_fast_len(big) >= big
     assert _smooth(gfft.prev_fast_len(big)) and gfft.prev_fast_len(big) <= big

@@ -135,3 +135,24 @@ def test_dct2_large_even_uses_half_length_c2c(fake):
     G._same(gfft.dct, sfft.dct, xh)
     assert any(q["n"] == (2048,) and q["typ"] == fake.CUFFT_Z2Z
                for q in fake.plans.values())
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("dtype", ["f4", "f8"])
+def test_rows_stay_apart(fake, bad, dtype):
+    G.test_rows_stay_apart(bad, dtype)
+
+
+def test_fake_cufft_pairs_odd_real_rows(fake):
+    """The emulation lets a NaN reach the partner row of an odd-length real
+    transform, as cuFFT does, so test_rows_stay_apart can fail; a direct
+    batched R2C shows it and gpuscipy.fft.rfft does not."""
+    x = np.random.default_rng(0).standard_normal((4, 9))
+    x[0, 3] = np.nan
+    a = _fakegpu.FakeArray(x.copy())
+    out = _fakegpu.FakeArray(np.empty((4, 5), np.complex128))
+    _plan.execute(_plan.get_plan((9,), "R2C", True, 4), a.ptr, out.ptr)
+    assert np.isnan(out._a).any(axis=1).tolist() == [True, True, False, False]
+    got = gfft.rfft(_fakegpu.FakeArray(x)).__dict__["_a"]
+    assert np.isnan(got).any(axis=1).tolist() == [True, False, False, False]
+    np.testing.assert_allclose(got[1:], np.fft.rfft(x[1:]), atol=1e-12)

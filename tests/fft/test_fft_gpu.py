@@ -389,3 +389,68 @@ def test_irfft_does_not_touch_input_and_overwrite_x_accepted():
     gfft.irfftn(x)
     gfft.hfft(x)
     np.testing.assert_array_equal(gp.asnumpy(x), xh)
+
+
+# ---------------------------------------------------------------------------
+# rows stay apart (cuFFT pairs the rows of odd-length real transforms)
+# ---------------------------------------------------------------------------
+
+def _row_mask(a, axes):
+    """Per row (the indices of the axes not transformed): whether it holds
+    a non-finite value."""
+    a = np.asarray(a)
+    return ~np.isfinite(a).all(axis=tuple(ax % a.ndim for ax in axes))
+
+
+def _rows_like_scipy(got, want, axes, err):
+    host = _gp().asnumpy(got)
+    assert host.shape == want.shape and host.dtype == want.dtype, err
+    np.testing.assert_array_equal(_row_mask(host, axes), _row_mask(want, axes),
+                                  err_msg=f"{err}: rows holding inf/NaN")
+    fin = np.isfinite(want)
+    scale = float(np.max(np.abs(want[fin])))
+    n = max(want.shape[ax] for ax in axes)
+    np.testing.assert_allclose(host[fin], want[fin], rtol=0,
+                               atol=_tol(want.dtype, n) * scale, err_msg=err)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("dtype", ["f4", "f8"])
+def test_rows_stay_apart(bad, dtype):
+    """cuFFT computes a batch of odd-length real transforms two rows at a
+    time (seen on the H200 for lengths 259 and 1001 with CuPy as well: a
+    NaN in row 0 made row 1 NaN). SciPy transforms every row on its own:
+    an inf/NaN must reach no other row, whatever the path (trailing axis,
+    strided loop, transpose, planes of a 2-D transform, DCT/DST)."""
+    gp = _gp()
+    cdt = np.result_type(dtype, np.complex64)
+    one_d = [("rfft", {}), ("ihfft", {}), ("irfft", {}), ("hfft", {}),
+             ("dct", {"type": 2}), ("dct", {"type": 3}), ("dst", {"type": 2}),
+             ("idct", {"type": 2})]
+    for n in (33, 259, 1001):
+        for shape, axis in (((5, n), -1), ((n, 4), 0), ((3, n, 2), 1), ((12, n, 3), 1)):
+            for name, kw in one_d:
+                c2r = name in ("irfft", "hfft")
+                xshape = list(shape)
+                if c2r:
+                    xshape[axis] = n // 2 + 1
+                xh = _data(tuple(xshape), cdt if c2r else dtype)
+                idx = [1] * len(xshape)
+                idx[axis] = xshape[axis] // 3
+                xh[tuple(idx)] = bad
+                kw = dict(kw, axis=axis)
+                if c2r:
+                    kw["n"] = n
+                want = getattr(sfft, name)(xh, **kw)
+                got = getattr(gfft, name)(gp.asarray(xh), **kw)
+                _rows_like_scipy(got, want, (axis,), f"{name}{kw} {xh.dtype}{xh.shape}")
+        # planes of 2-D transforms, an odd last length
+        xh = _data((3, 5, n), dtype)
+        xh[1, 2, 7] = bad
+        for name, kw in (("rfft2", {}), ("rfftn", {"axes": (1, 2)})):
+            _rows_like_scipy(getattr(gfft, name)(gp.asarray(xh), **kw),
+                             getattr(sfft, name)(xh, **kw), (1, 2), f"{name} {dtype}")
+        ch = _data((3, 5, n // 2 + 1), cdt)
+        ch[1, 2, 7] = bad
+        _rows_like_scipy(gfft.irfft2(gp.asarray(ch), s=(5, n)),
+                         sfft.irfft2(ch, s=(5, n)), (1, 2), f"irfft2 {cdt}")

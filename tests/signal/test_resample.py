@@ -372,3 +372,35 @@ def test_gpu_resample_axes_t_callable():
     ref = ss.resample(x[:, ::-1], 4, axis=1, window=lambda f: 1 - np.abs(f))
     out = R.resample(gp.asarray(x)[:, ::-1], 4, axis=1, window=lambda f: 1 - gp.abs(f))
     _close(out, ref)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["f", "d"])
+def test_gpu_nan_channel_stays_put(dtype):
+    """A NaN in one channel of the FFT-based functions reaches no other
+    channel, as in SciPy (cuFFT pairs the rows of odd-length real
+    transforms; gpuscipy.fft keeps them apart): resample to and from odd
+    lengths, hilbert, welch with an odd nperseg, fftconvolve."""
+    import gpuscipy_core as gp
+    from gpuscipy import signal as gs
+    rng = np.random.default_rng(7)
+    for n in (259, 1001):
+        x = rng.standard_normal((6, n)).astype(dtype)
+        x[2, n // 2] = np.nan
+        k = rng.standard_normal((1, 31)).astype(dtype)
+        calls = [("resample", (n + 7,), {"axis": -1}), ("resample", (n - 1,), {"axis": -1}),
+                 ("hilbert", (), {}), ("welch", (), {"nperseg": 129}),
+                 ("fftconvolve", (k,), {"axes": -1})]
+        for name, args, kw in calls:
+            ref = getattr(ss, name)(x, *args, **kw)
+            dargs = tuple(gp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+            out = getattr(gs, name)(gp.asarray(x), *dargs, **kw)
+            if name == "welch":
+                ref, out = ref[1], out[1]
+            got = out.get()
+            bad = ~np.isfinite(ref).all(axis=-1)
+            np.testing.assert_array_equal(~np.isfinite(got).all(axis=-1), bad,
+                                          err_msg=f"{name} n={n}: rows holding NaN")
+            # the other rows as SciPy's (within a NaN row the FFT methods
+            # may spread it differently: docs/signal-convolve.md)
+            _close(gp.asarray(got[~bad]), ref[~bad])
