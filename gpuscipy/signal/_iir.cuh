@@ -380,12 +380,22 @@ template <class FC> GS_DEV void step_matrix(typename FC::value_type* A, const FC
 // rows and columns and cost no accuracy (floating point is invariant under
 // such scaling); its matrices are only required to be finite.
 
+// Row r of one combine: buf[t] <- row . buf[t - off] + buf[t] (compensated
+// sum in k order from the row's old value, as mat_vec_add); row is the
+// matrix row, in registers (C[D]) or in shared memory (const C*).
+template <class C, int D, class Row>
+GS_FI void combine_row(C* buf, int t, int r, int off, const Row& row) {
+  typename acc_of<C>::type A = acc_start(buf[t * D + r]);
+#pragma unroll
+  for (int k = 0; k < D; ++k) acc_prod(A, row[k], buf[(t - off) * D + k]);
+  buf[t * D + r] = acc_done(A);
+}
+
 // One level of the scan: for the combines c = 0 .. ncomb - 1 at t = first
 // + c step, buf[t] <- Mi buf[t - off] + buf[t].  The combines of a level
 // touch disjoint rows (no t - off of one is the t of another), and each
 // output row is its own task: the D rows of a combine go to D threads
-// (row r = task mod D, compensated sum in k order from the row's old value,
-// as mat_vec_add).  One thread per combine would leave a level's few
+// (row r = task mod D, combine_row).  One thread per combine would leave a level's few
 // combines, each ~14 D^2 double operations long, serial in one warp: the
 // upper levels of a 256-thread scan cost as much as the full ones.
 template <class C, int D, int NT>
@@ -398,21 +408,11 @@ GS_FI void scan_level(C* buf, int ncomb, int first, int step, int off, const C* 
     C mr[D];
 #pragma unroll
     for (int k = 0; k < D; ++k) mr[k] = Mi[r * D + k];
-    for (; c < ncomb; c += NT / D) {
-      const int t = first + c * step;
-      typename acc_of<C>::type A = acc_start(buf[t * D + r]);
-#pragma unroll
-      for (int k = 0; k < D; ++k) acc_prod(A, mr[k], buf[(t - off) * D + k]);
-      buf[t * D + r] = acc_done(A);
-    }
+    for (; c < ncomb; c += NT / D) combine_row<C, D>(buf, first + c * step, r, off, mr);
   } else {
     for (int task = tid; task < ncomb * D; task += NT) {
       const int c = task / D, r = task - c * D;
-      const int t = first + c * step;
-      typename acc_of<C>::type A = acc_start(buf[t * D + r]);
-#pragma unroll
-      for (int k = 0; k < D; ++k) acc_prod(A, Mi[r * D + k], buf[(t - off) * D + k]);
-      buf[t * D + r] = acc_done(A);
+      combine_row<C, D>(buf, first + c * step, r, off, Mi + r * D);
     }
   }
 }
