@@ -226,6 +226,13 @@ def test_empty_and_size_one():
         _same(gfft.fft, sfft.fft, np.zeros(shape), axis=axis)
         _same(gfft.rfft, sfft.rfft, np.zeros(shape), axis=axis)
         _same(gfft.dct, sfft.dct, np.zeros(shape), axis=axis)
+    # an empty array with a length-1 DCT-I axis: SciPy returns it (the
+    # length-1 DCT-I error is only for data)
+    for shape, axis in (((3, 1, 0), 1), ((0, 1), 1), ((1, 0), 0)):
+        for dt in ("f8", "c8"):
+            _same(gfft.dct, sfft.dct, np.zeros(shape, dt), type=1, axis=axis)
+            _same(gfft.idct, sfft.idct, np.zeros(shape, dt), type=1, axis=axis)
+            _same(gfft.dctn, sfft.dctn, np.zeros(shape, dt), type=1, axes=(axis,))
     for shape in ((1,), (4, 1), (1, 4)):
         _same(gfft.fft, sfft.fft, _data(shape, "c8"))
         _same(gfft.dct, sfft.dct, _data(shape, "f8"), axis=0)

@@ -1,4 +1,5 @@
-"""Random parity sweep of gpuscipy.signal against scipy.signal (needs a GPU).
+"""Random parity sweep of gpuscipy.signal (and the gpuscipy.fft transforms
+under it) against SciPy (needs a GPU).
 
 Draws random cases (function, dtype, shape, axis, a strided or reversed
 view, parameters), runs them with NumPy input through SciPy and with the
@@ -8,6 +9,8 @@ raising where the other does not (or raising another exception type).
 
     python tools/probes/signal_fuzz.py [--seconds 120] [--seed 0] [--out DIR]
     python tools/probes/signal_fuzz.py --self-check --seconds 30   # no GPU
+    python tools/probes/signal_fuzz.py --only fft convolve         # some families
+                                  (replay a seed with the same --only)
 
 Each case prints one line on a disagreement, with the seed that replays it
 (``--replay SEED``). Tolerances, relative to the largest magnitude of SciPy's
@@ -25,6 +28,7 @@ import traceback
 import warnings
 
 import numpy as np
+import scipy.fft as sfft
 import scipy.signal as ss
 
 
@@ -33,7 +37,7 @@ class _HostSide:
     asarray = staticmethod(np.asarray)
 
 
-gp = gs = None                          # bound in main()
+gp = gs = gfft = None                   # bound in main()
 
 DTYPES = ["int16", "int32", "int64", "float32", "float64", "complex64", "complex128"]
 TOL = {"f": 2e-3, "F": 2e-3, "d": 1e-9, "D": 1e-9}
@@ -358,10 +362,37 @@ def case_argrel_medfilt_savgol(rng):
     return desc, x, call
 
 
-FFT_CASES = (case_convolve, case_resample, case_spectral, case_hilbert_detrend)
+_FFT_NAMES = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "rfftn", "irfftn",
+              "dct", "idct", "dst", "idst", "dctn"]
+_REAL_ONLY = ("rfft", "ihfft", "rfftn")
+
+
+def case_fft(rng):
+    """gpuscipy.fft itself (the transforms under the signal functions)."""
+    name = _pick(rng, _FFT_NAMES)
+    x = _data(rng, _shape(rng), _pick(rng, DTYPES[:5] if name in _REAL_ONLY else DTYPES))
+    kw = {"norm": _pick(rng, [None, "ortho", "forward"])}
+    if name.endswith("n"):
+        k = int(rng.integers(1, x.ndim + 1))
+        kw["axes"] = tuple(int(a) for a in rng.permutation(x.ndim)[:k])
+        if rng.random() < 0.3:
+            kw["s"] = [int(rng.integers(1, 40)) for _ in kw["axes"]]
+    else:
+        kw["axis"] = int(rng.integers(-x.ndim, x.ndim))
+        if rng.random() < 0.4:
+            kw["n"] = int(rng.integers(1, 80))
+    if name.startswith(("dct", "idct", "dst", "idst")):
+        kw["type"] = int(rng.integers(1, 5))
+    desc = f"fft.{name} {kw}"
+    def call(m, xx, to):
+        return getattr(sfft if m is ss else gfft, name)(xx, **kw)
+    return desc, x, call
+
+
+FFT_CASES = (case_convolve, case_resample, case_spectral, case_hilbert_detrend, case_fft)
 CASES = [case_lfilter, case_sosfilt, case_filtfilt, case_sosfiltfilt, case_convolve,
          case_convolve2d, case_resample_poly, case_upfirdn, case_resample, case_decimate,
-         case_hilbert_detrend, case_spectral, case_peaks, case_argrel_medfilt_savgol]
+         case_hilbert_detrend, case_spectral, case_peaks, case_argrel_medfilt_savgol, case_fft]
 
 
 # ------------------------------------------------------------ comparison
@@ -434,9 +465,9 @@ def _compare(ref, got, inputs, fft_like):
     return dmsg
 
 
-def run_case(seed):
+def run_case(seed, cases=CASES):
     rng = np.random.default_rng(seed)
-    maker = CASES[int(rng.integers(len(CASES)))]
+    maker = cases[int(rng.integers(len(cases)))]
     desc, x, call = maker(rng)
     xh, xd, view = _view(rng, x)
     desc = f"{desc} | x {x.dtype} {xh.shape} view {view}"
@@ -477,16 +508,20 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--replay", type=int, nargs="*")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--only", nargs="*", metavar="FAMILY",
+                    help="only these families (case_<FAMILY>, e.g. fft convolve)")
     ap.add_argument("--self-check", action="store_true",
                     help="SciPy against itself, with no GPU: must find nothing")
     args = ap.parse_args()
-    global gp, gs
+    global gp, gs, gfft
     if args.self_check:
         gp, gs = _HostSide, ss
     else:
         import gpuscipy_core as gp          # noqa: PLC0415 - needs a GPU
+        import gpuscipy.fft as gfft         # noqa: PLC0415
         import gpuscipy.signal as gs        # noqa: PLC0415
     seeds = args.replay if args.replay else None
+    cases = [c for c in CASES if not args.only or c.__name__[5:] in args.only]
     t_end = time.time() + args.seconds
     n = 0
     found = []
@@ -499,7 +534,7 @@ def main():
         with open(trace, "w") as f:          # names the case a crash kills
             f.write(f"{s}\n")
         try:
-            desc, diff = run_case(s)
+            desc, diff = run_case(s, cases)
         except Exception as e:          # noqa: BLE001 - a harness error, not a finding
             desc, diff = "harness", f"harness error {type(e).__name__}: {e}"
         if diff:
