@@ -1,6 +1,6 @@
 """Probe: does a NaN in one row of a batched real FFT reach other rows?
 
-    python tools/probes/fft_nan_rows.py
+    PYTHONPATH=. python tools/probes/fft_nan_rows.py     (needs a GPU and CuPy)
 
 The signal sweep saw float32 ``resample``/``hilbert`` of odd-length rows put
 NaN into two rows where SciPy puts it into one.  This prints, for each
