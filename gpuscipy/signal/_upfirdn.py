@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy
 
 from gpuscipy_core._kernel._nvrtc import read_source
+from gpuscipy_core._routines._indexing import _c_strides
 from gpuscipy_core._kernel._ufunc_names import ctype
 
 __all__ = ["upfirdn", "apply", "output_len", "check_mode", "result_dtype",
@@ -108,15 +109,6 @@ def _collapse(dims):
     for n, _ in dims:
         size *= n
     return size, dims[-1][1]
-
-
-def _c_strides(shape, itemsize):
-    """C-order byte strides of ``shape`` (a zero extent counts as one)."""
-    out, step = [], itemsize
-    for n in reversed(shape):
-        out.append(step)
-        step *= max(int(n), 1)
-    return tuple(reversed(out))
 
 
 def layout(shape, strides, itemsize, axis):
