@@ -625,7 +625,7 @@ def sosfilt(sos, x, axis=-1, zi=None):
             zi_c = zi_c.reshape(math.prod(batch), 2 * n_sections)
         zf_c = None if zf is None else zf.reshape(math.prod(batch), 2 * n_sections)
         plan = _Plan(x, axis, dtype)
-        for s0, s1, coefs, packed, zm in _sos_groups(sos, n_sections, dtype):
+        for s0, s1, coefs, packed, zm in _sos_groups(sos, dtype):
             if s0 > 0:  # the next group filters the output in place
                 plan.x, plan.xm = plan.y, plan.ym
             K.filter_lines(
@@ -640,7 +640,7 @@ def sosfilt(sos, x, axis=-1, zi=None):
     return y, gp.moveaxis(zf, (-2, -1), (0, axis + 1))
 
 
-def _sos_groups(sos, n_sections, dtype):
+def _sos_groups(sos, dtype):
     """(s0, s1, coefficients, kernel-parameter bytes, state map) of each
     group of at most ``_SOS_GROUP`` sections of the validated ``sos`` in
     the compute ``dtype``."""
