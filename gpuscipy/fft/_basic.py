@@ -119,7 +119,7 @@ def exec_axis(a, axis, kind, n, direction=-1):
     out_dtype = _out_dtype(kind, a.dtype)
     outer = _prod(shape[:axis])
     inner = _prod(shape[axis + 1:])
-    if nin and rows_pair(kind, n, outer * inner):
+    if rows_pair(kind, n, outer * inner):
         return _real_as_complex(a, axis, kind, n)
     out = gp.empty(out_shape, out_dtype)
     if out.size == 0:
@@ -164,16 +164,12 @@ def exec_trailing(a, k, kind, s, direction=-1):
     shape = a.shape
     lead = shape[:len(shape) - k]
     if rows_pair(kind, s[-1], _prod(lead)):
-        # odd real length over several rows or planes: keep them apart
-        # (module notes; within one plane every output depends on every
-        # input anyway)
-        if k == 1:
-            return exec_axis(a, a.ndim - 1, kind, s[0], direction)
-        if kind == "R2C":
-            return _r2c_planes(a, k, s)
-        for ax in reversed(range(a.ndim - k, a.ndim - 1)):
-            a = exec_axis(a, ax, "C2C", a.shape[ax], 1)
-        return exec_axis(a, a.ndim - 1, "C2R", s[-1])
+        # odd real length over several rows: kept apart (module notes); the
+        # n-D transforms send several planes axis by axis (_one_plan)
+        if k > 1:
+            raise ValueError("exec_trailing: cuFFT would pair the planes of an "
+                             "odd-length real transform")
+        return exec_axis(a, a.ndim - 1, kind, s[0], direction)
     if kind == "R2C":
         out_tail = tuple(s[:-1]) + (s[-1] // 2 + 1,)
     else:
@@ -186,14 +182,6 @@ def exec_trailing(a, k, kind, s, direction=-1):
     plan = get_plan(tuple(s), kind, _is_double(a.dtype), _prod(lead))
     execute(plan, a.ptr, out.ptr, direction)
     return out
-
-
-def _r2c_planes(a, k, s):
-    """The R2C over the last ``k`` axes of ``a`` as a C2C of its complex
-    copy, keeping the first s[-1]//2 + 1 bins of the last axis."""
-    import gpuscipy_core as gp
-    full = exec_trailing(a.astype(h.complex_of(a.dtype)), k, "C2C", s, -1)
-    return gp.ascontiguousarray(full[..., :s[-1] // 2 + 1])
 
 
 def _scale(out, norm, n, forward):
@@ -209,6 +197,15 @@ def _trailing(axes, ndim, s):
     k = len(axes)
     return (1 <= k <= 3 and list(axes) == list(range(ndim - k, ndim))
             and min(s) > 1)
+
+
+def _one_plan(axes, shape, s):
+    """Whether a real n-D transform over ``axes`` (real lengths ``s``) of an
+    array of ``shape`` runs as one cuFFT plan: trailing axes, and not an
+    odd last length over several planes (cuFFT would pair them; the
+    axis-by-axis path keeps them apart, see rows_pair)."""
+    lead = _prod(shape[:len(shape) - len(axes)])
+    return _trailing(axes, len(shape), s) and not rows_pair("R2C", s[-1], lead)
 
 
 # ---------------------------------------------------------------------------
@@ -403,7 +400,7 @@ def _r2cn(forward, x, s, axes, norm, workers, plan):
     h.check_workers(workers)
     if len(axes) == 0:
         raise ValueError("at least 1 axis must be transformed")
-    if _trailing(axes, a.ndim, s):
+    if _one_plan(axes, a.shape, s):
         out = exec_trailing(a, len(axes), "R2C", s)
     else:
         out = exec_axis(a, axes[-1], "R2C", s[-1])
@@ -438,7 +435,7 @@ def _c2rn(forward, x, s, axes, norm, workers, plan):
     if forward and x.dtype.kind == "c":
         a = a.conj()
         copied = True
-    if _trailing(axes, a.ndim, s):
+    if _one_plan(axes, a.shape, s):
         if not copied:
             a = a.copy()
         out = exec_trailing(a, len(axes), "C2R", s, 1)
