@@ -172,15 +172,28 @@ def _summarise(samples: list[float], sets: int) -> Timing:
                   samples_s=samples)
 
 
+#: Least wall time of the untimed warm-up calls of :func:`time_gpu`.  An idle
+#: H200 runs its SM clock at 345 MHz and takes some tens of milliseconds to
+#: reach 1980 MHz; a case timed right after a CPU reference (seconds of GPU
+#: idle) with only a few short warm-up calls was measured at partly low clocks
+#: (fftconvolve 2^24 x 511: median 0.82-0.96 ms after SciPy's run against
+#: 0.57-0.59 ms with this warm-up, which 1 s did not better), and the
+#: backend timed next got the warm GPU.
+WARMUP_SECONDS = 0.2
+
+
 def time_gpu(fn: Callable, backend: Backend, warmup: int = 10,
              repeat: int = 100,
-             inputs: Sequence[Sequence[Any]] | None = None) -> Timing:
+             inputs: Sequence[Sequence[Any]] | None = None,
+             warmup_s: float | None = None) -> Timing:
     """GPU time of ``fn()`` (or ``fn(*inputs[i % len(inputs)])``).
 
     Each repeat: record the start event on the current stream, call, record
     the end event, synchronize on it, read the elapsed time.  Median and min
-    over ``repeat`` calls after ``warmup`` untimed calls.  With ``inputs``
-    (several pre-made argument tuples holding the same kind of data at
+    over ``repeat`` calls after the untimed warm-up: at least ``warmup``
+    calls and at least ``warmup_s`` seconds of them (synchronized; default
+    :data:`WARMUP_SECONDS`), so the GPU's clocks have left their idle
+    state.  With ``inputs`` (several pre-made argument tuples holding the same kind of data at
     different addresses) consecutive calls rotate among them so small cases
     are not served from L2.  The result of each call is kept alive until its
     end event completed, then dropped (allocation of the result is timed).
@@ -189,9 +202,14 @@ def time_gpu(fn: Callable, backend: Backend, warmup: int = 10,
         return time_cpu(fn, warmup=min(warmup, 2), repeat=min(repeat, 10),
                         inputs=inputs)
     sets = len(inputs) if inputs is not None else 1
-    for i in range(warmup):
+    t_end = time.perf_counter() + (WARMUP_SECONDS if warmup_s is None else warmup_s)
+    i = 0
+    while i < warmup or time.perf_counter() < t_end:
         out = _call(fn, inputs, i)
         del out
+        i += 1
+        if i >= warmup:
+            backend.synchronize()
     backend.synchronize()
     start, end = backend.event(), backend.event()
     samples: list[float] = []
