@@ -55,7 +55,12 @@ FUSED_MAX_N = 1 << 14
 FUSED_MIN_CHANNELS = 256
 # from this many channels the fused kernel runs 64 threads per block (H200:
 # 64 x 4096 order-8 sos took 0.098 / 0.122 / 0.155 ms with 64 / 128 / 256
-# threads; one channel 0.140 / 0.137 / 0.118 ms)
+# threads; one channel 0.140 / 0.137 / 0.118 ms). Since the block scan's
+# rows are spread over threads (scan_level), fewer channels take 128 threads
+# for D = 8 (2026-11-29, one channel of order-8 sos, events around the call:
+# 4096 samples 0.050 / 0.047 / 0.051 ms, 16384 samples 0.083 / 0.064 /
+# 0.086 ms with 64 / 128 / 256 threads; the 256-thread block scan alone took
+# 16.3 us of the 26.4 us kernel for 4096)
 FUSED_SMALL_BLOCKS = 64
 SCAN_L_MIN, SCAN_L_MAX = 32, 4096
 # Segmented carry for few long channels (several carry blocks per channel,
@@ -118,13 +123,14 @@ FUSED_NTS = (64, 128, 256)
 
 
 def fused_threads(d, nch=1):
-    """Threads (= chunks) per block of the fused kernel: 256 (128 for d > 8)
-    for few channels (short chunks: the least latency); 64 from
+    """Threads (= chunks) per block of the fused kernel: 256 (128 for d >= 8,
+    where the block scan's levels cost more than the longer chunks) for few
+    channels (short chunks: the least latency); 64 from
     FUSED_SMALL_BLOCKS channels, where throughput counts (the scan across
     the block costs ~2 NT double-double mat-vecs per channel)."""
     if nch >= FUSED_SMALL_BLOCKS:
         return 64
-    return 256 if d <= 8 else 128
+    return 256 if d < 8 else 128
 
 
 def carry_threads(d):

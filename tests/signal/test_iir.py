@@ -292,7 +292,8 @@ def test_plan_choices():
     assert K.plan(1, 50, 8, True).path == "serial"
     assert K.plan(1 << 16, 10 ** 4, 8, True).path == "serial"
     p = K.plan(1, 4096, 8, True)
-    assert p.path == "fused" and p.nt == 256 and p.L * p.nt >= 4096
+    assert p.path == "fused" and p.nt == 128 and p.L * p.nt >= 4096
+    assert K.plan(1, 4096, 4, True).nt == 256
     assert K.plan(1024, 65536, 8, True) == K.Plan("fused", 1024, 64, 64)
     p = K.plan(1, 1 << 20, 8, True)
     assert p.path == "scan" and p.L * p.G >= 1 << 20 and p.nt == 256
