@@ -80,7 +80,8 @@ def rows_pair(kind, n, rows):
     return kind != "C2C" and n % 2 == 1 and n > 1 and rows > 1
 
 
-def _axis_slice(ndim, axis, sl):
+def _axis_slice(axis, sl):
+    """The index taking ``sl`` along ``axis`` and everything before it."""
     return (slice(None),) * axis + (sl,)
 
 
@@ -94,12 +95,12 @@ def _real_as_complex(a, axis, kind, n):
     import gpuscipy_core as gp
     if kind == "R2C":
         full = exec_axis(a.astype(h.complex_of(a.dtype)), axis, "C2C", n, -1)
-        return gp.ascontiguousarray(full[_axis_slice(a.ndim, axis, slice(0, n // 2 + 1))])
+        return gp.ascontiguousarray(full[_axis_slice(axis, slice(0, n // 2 + 1))])
     m = n // 2 + 1
     full = gp.empty(a.shape[:axis] + (n,) + a.shape[axis + 1:], a.dtype)
-    full[_axis_slice(a.ndim, axis, slice(0, m))] = a
-    gp.conjugate(a[_axis_slice(a.ndim, axis, slice(m - 1, 0, -1))],
-                 out=full[_axis_slice(a.ndim, axis, slice(m, n))])
+    full[_axis_slice(axis, slice(0, m))] = a
+    gp.conjugate(a[_axis_slice(axis, slice(m - 1, 0, -1))],
+                 out=full[_axis_slice(axis, slice(m, n))])
     return gp.ascontiguousarray(exec_axis(full, axis, "C2C", n, 1).real)
 
 
