@@ -35,12 +35,12 @@ def test_window_signature_is_scipys(name):
 
 @pytest.mark.parametrize("call, exc, match", [
     (lambda: fd.butter(4, 1.5), ValueError, "Digital filter critical frequencies"),
-    (lambda: fd.butter(4, 0.2, btype="bogus"), ValueError, ""),
+    (lambda: fd.butter(4, 0.2, btype="bogus"), ValueError, "'bogus' is an invalid bandtype"),
     (lambda: fd.iirnotch(1.5, 30), ValueError, "w0 should be such that"),
     (lambda: fd.firwin(10, 0.5, pass_zero=False), ValueError, "even number"),
     (lambda: fd.tf2sos([1, 2], [1, 0.5], pairing="bogus"), ValueError, "pairing"),
     (lambda: gw.get_window("nonexistent", 10), ValueError, "Unknown window type|Invalid window name"),
-    (lambda: gw.kaiser(10), TypeError, ""),
+    (lambda: gw.kaiser(10), TypeError, "missing 1 required positional argument: 'beta'"),
 ])
 def test_design_errors_are_scipys(call, exc, match):
     # raised by SciPy on the host, before anything touches the device
