@@ -27,7 +27,7 @@ from .._ndarray import ndarray
 from ._module import get_function
 from ._reduction_source import (BLOCK, ReductionSpec, kernel_name, params_layout,
                                 reduction_source)
-from ._user_kernels import parse_params
+from ._user_kernels import normalize_code, parse_params
 
 __all__ = ["ReductionKernel", "normalize_axes", "Reduction", "get_reduction", "Layout",
            "plan_layout", "plan_launches", "pack_geometry"]
@@ -580,7 +580,9 @@ class ReductionKernel:
         associative and commutative (the combination order is not fixed).
     post_map_expr : str
         Statements setting the outputs from the reduced value ``a``; ``_n``
-        is the number of elements reduced into each output.
+        is the number of elements reduced into each output. A trailing ``;``
+        is optional here and in the two expressions (see
+        :func:`~gpuscipy_core._kernel._user_kernels.normalize_code`).
     identity : str or None
         The identity of ``reduce_expr`` (C expression). With None, empty
         reductions raise ``ValueError``.
@@ -745,6 +747,9 @@ class ReductionKernel:
                 t = rt
             acc = ctype(t) if isinstance(t, numpy.dtype) else rt
         return Reduction(f"{self._prefix}_{'_'.join(codes)}", tuple(inputs), outputs,
-                         tuple(scalars), typedefs, acc, self.map_expr,
-                         self.reduce_expr, self.post_map_expr, self.identity,
-                         self.preamble, self._ordered, self.name, self.options)
+                         tuple(scalars), typedefs, acc,
+                         normalize_code(self.map_expr, "expression"),
+                         normalize_code(self.reduce_expr, "expression"),
+                         normalize_code(self.post_map_expr, "statement"), self.identity,
+                         normalize_code(self.preamble, "preamble"), self._ordered,
+                         self.name, self.options)

@@ -9,7 +9,8 @@ import numpy
 from .._cuda._device import get_device_id
 from ._module import get_function, load_module, Function
 
-__all__ = ["ElementwiseKernel", "RawKernel", "RawModule", "parse_params"]
+__all__ = ["ElementwiseKernel", "RawKernel", "RawModule", "parse_params",
+           "normalize_code"]
 
 _C_NAMES = {"float": "float32", "double": "float64", "int": "int32",
             "unsigned int": "uint32", "long long": "int64",
@@ -24,6 +25,21 @@ _DTYPE_NAMES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "u
                           "complex64", "complex128"])
 
 _PARAM = re.compile(r"^\s*(raw\s+)?(.+?)\s+([A-Za-z_]\w*)\s*$")
+
+_IND_TOKEN = re.compile(r"\b_ind\b")
+
+# CuPy's ``_ind`` in an elementwise body; ``_ind.size()`` is the loop length
+# after broadcasting (``_n``). Guarded, so kernels can share a translation unit.
+_LOOP_INDEX = """#ifndef GS_EK_LOOP_INDEX
+#define GS_EK_LOOP_INDEX
+namespace gs_ek {
+struct loop_index {
+  long long n;
+  __device__ __forceinline__ long long size() const { return n; }
+};
+}  // namespace gs_ek
+#endif
+"""
 
 
 def parse_params(text):
@@ -49,6 +65,124 @@ def parse_params(text):
     return out
 
 
+_IDENT_CHAR = re.compile(r"[A-Za-z0-9_]")
+
+
+def _code_end(text):
+    """Index just past the last character of ``text`` that is C++ code (not
+    white space and not inside a comment); 0 when there is none.
+
+    A small lexer: ``//`` comments (with backslash-newline continuation),
+    ``/* */`` comments, string and character literals (with escapes) and raw
+    string literals ``R"d(...)d"``, so a ``//`` or ``;`` inside a literal is
+    code and one inside a comment is not.
+    """
+    n = len(text)
+    i = 0
+    end = 0
+    while i < n:
+        c = text[i]
+        if c == "/" and text.startswith("//", i):
+            i += 2
+            while i < n and text[i] != "\n":
+                if text[i] == "\\" and text.startswith("\n", i + 1):
+                    i += 1   # a spliced line continues the comment
+                i += 1
+            continue
+        if c == "/" and text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+            continue
+        if c == '"' and i > 0 and text[i - 1] == "R":
+            open_paren = text.find("(", i + 1)
+            if open_paren >= 0:
+                delim = ")" + text[i + 1:open_paren] + '"'
+                close = text.find(delim, open_paren + 1)
+                i = n if close < 0 else close + len(delim)
+                end = i
+                continue
+        if c == '"' or (c == "'" and not (i > 0 and _IDENT_CHAR.match(text[i - 1]))):
+            # a string or character literal ('1'000' digit separators are not)
+            i += 1
+            while i < n and text[i] != c and text[i] != "\n":
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            end = min(i, n)
+            continue
+        if not c.isspace():
+            end = i + 1
+        i += 1
+    return end
+
+
+def _end_line(text):
+    """``text`` followed by a line break that ends any ``//`` comment on its
+    last line (two when that line ends in a backslash, which would splice)."""
+    text = text.rstrip()
+    return text + ("\n\n" if text.endswith("\\") else "\n")
+
+
+def normalize_code(text, kind):
+    """User code of a CuPy-style kernel, made safe to place in generated source.
+
+    CuPy writes ``operation`` followed by ``;``, and ``map_expr``,
+    ``reduce_expr`` and ``post_map_expr`` inside parentheses, so code ported
+    from CuPy has no trailing ``;``; code written for C++ often has one.
+    Both forms compile after this.
+
+    Parameters
+    ----------
+    text : str
+        The user's code.
+    kind : {"statement", "expression", "preamble"}
+        ``"statement"`` (ElementwiseKernel ``operation``, ReductionKernel
+        ``post_map_expr``): ends with ``;``: added right after the last code
+        character, or on a line of its own when a comment or a preprocessor
+        line ends the code, so the comment cannot swallow it; kept when the
+        code already ends with one (an extra ``;`` after a ``}`` is an empty
+        statement). ``"expression"`` (``map_expr``, ``reduce_expr``): trailing
+        ``;`` removed, and a line break after a final comment, so the ``)``
+        the renderer puts after the expression is code. ``"preamble"``: ends
+        with a line break; a ``;`` (an empty declaration where none is
+        needed) follows a final ``}``, which completes a ``struct`` written
+        without its ``;``.
+
+    Returns
+    -------
+    str
+        The code to render. Code, comments and line structure are otherwise
+        unchanged, so NVRTC messages point at the user's own lines.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is none of the three.
+    """
+    end = _code_end(text)
+    tail = text[end:]
+    line = text[text.rfind("\n", 0, end) + 1:end].lstrip()
+    directive = line.startswith("#")
+    if kind == "statement":
+        if end == 0 or text[end - 1] == ";":
+            return text
+        if tail.strip() or directive:
+            return _end_line(text) + ";"
+        return text[:end] + ";" + tail
+    if kind == "expression":
+        while end and text[end - 1] == ";":
+            text = text[:end - 1] + text[end:]
+            end = _code_end(text)
+        tail = text[end:]
+        return _end_line(text) if tail.strip() else text[:end]
+    if kind == "preamble":
+        if end == 0:
+            return text
+        if text[end - 1] == "}" and not directive:
+            return _end_line(text) + ";\n"
+        return _end_line(text)
+    raise ValueError(f"kind must be 'statement', 'expression' or 'preamble', not {kind!r}")
+
+
 class ElementwiseKernel:
     """A user-defined elementwise kernel (CuPy's call signature).
 
@@ -58,9 +192,10 @@ class ElementwiseKernel:
         Comma-separated ``"[raw] type name"``; types are dtype names or
         placeholders (e.g. ``T``) bound from the arguments.
     operation : str
-        C++ statements run per element; ``i`` is the element index and
-        ``_n`` the number of elements. Raw arguments are plain pointers to
-        element 0 of a C-contiguous array.
+        C++ statements run per element, with or without a final ``;`` (see
+        :func:`normalize_code`); ``i`` is the element index and ``_n`` (or
+        CuPy's ``_ind.size()``) the number of elements after broadcasting.
+        Raw arguments are plain pointers to element 0 of a C-contiguous array.
     name : str
         Kernel name (appears in profiler traces).
     preamble : str
@@ -70,6 +205,7 @@ class ElementwiseKernel:
     -----
     Differences from CuPy: raw arguments are pointers (``x[j]``), not
     CArray objects; non-contiguous raw arguments are made contiguous first.
+    Of CuPy's indexer ``_ind`` only ``_ind.size()`` exists.
     """
 
     def __init__(self, in_params, out_params, operation, name="kernel",
@@ -88,12 +224,92 @@ class ElementwiseKernel:
         h = hashlib.sha1("\0".join([in_params, out_params, operation, preamble])
                          .encode()).hexdigest()[:12]
         self._prefix = f"gs_ek_{re.sub(r'[^A-Za-z0-9_]', '_', name)}_{h}"
+        body = normalize_code(operation, "statement")
+        pre = normalize_code(preamble, "preamble")
+        if _IND_TOKEN.search(operation):
+            # CuPy's loop indexer: only its size() (the loop length) exists here
+            pre = _LOOP_INDEX + pre
+            body = "const gs_ek::loop_index _ind = {(long long)_n}; (void)_ind;\n" + body
+        self._body = body
+        self._preamble = pre
+
+    def _kernel_spec(self, binding, is_array):
+        """``(kernel-name prefix, specs, preamble)`` of the kernel for a
+        binding of the type placeholders and, per argument, whether it is an
+        array (else a scalar). Pure: it decides the source."""
+        from ._ufunc_names import ctype
+        specs, codes = [], []
+        for k, (raw, t, nm) in enumerate(self.in_params + self.out_params):
+            dt = binding[t] if isinstance(t, str) else t
+            if is_array[k]:
+                kind = "raw" if raw else ("in" if k < self.nin else "out")
+                codes.append(("r" if raw else "") + dt.str[1:])
+            else:
+                kind = "scalar"
+                codes.append("s" + dt.str[1:])
+            specs.append((kind, dt, nm))
+        typedefs = "".join(f"typedef {ctype(dt)} {t};\n" for t, dt in binding.items())
+        return (self._prefix + "_" + "_".join(codes), tuple(specs),
+                typedefs + self._preamble)
+
+    def source(self, *dtypes, scalars=(), ndim=0, index32=True):
+        """The CUDA source this kernel compiles to (a debug hook; no GPU needed).
+
+        Parameters
+        ----------
+        *dtypes : dtype
+            The dtype of each argument as in a call: the inputs, optionally
+            followed by the outputs (needed when an output's type placeholder
+            is not bound by an input).
+        scalars : sequence of int
+            Positions of inputs passed as scalars.
+        ndim : int
+            0 for the contiguous layout, else the number of strided dimensions.
+        index32 : bool
+            32-bit indexing (every call of fewer than about 2**31 elements).
+
+        Returns
+        -------
+        name, source : str
+            The ``extern "C"`` kernel name and its source.
+
+        Raises
+        ------
+        TypeError
+            If the number of dtypes is wrong, a placeholder is bound to two
+            dtypes or an output's dtype cannot be determined.
+        """
+        from ._elementwise_source import elementwise_source
+        from ._ufunc_names import ctype
+        if len(dtypes) not in (self.nin, self.nargs):
+            raise TypeError(f"Wrong number of dtypes for {self.name!r}: "
+                            f"expected {self.nin} or {self.nargs}, got {len(dtypes)}")
+        params = self.in_params + self.out_params
+        binding = {}
+        for k, d in enumerate(dtypes):
+            t = params[k][1]
+            if isinstance(t, str):
+                d = numpy.dtype(d)
+                if binding.setdefault(t, d) != d:
+                    raise TypeError(f"Type is mismatched: {params[k][2]} is {d} but "
+                                    f"{t} is bound to {binding[t]}")
+        for raw, t, nm in self.out_params:
+            if isinstance(t, str) and t not in binding:
+                raise TypeError(f"Cannot determine the dtype of output {nm!r}")
+        is_array = [k not in scalars for k in range(self.nargs)]
+        prefix, specs, preamble = self._kernel_spec(binding, is_array)
+        # the name and argument specs as _elementwise._entry builds them
+        name = (f"{prefix}_{'c' if ndim == 0 else 'g%d' % ndim}"
+                f"{'' if index32 else '_i64'}")
+        args = tuple((kind, ctype(dt), nm, dt.itemsize,
+                      dt.itemsize if dt.kind == "c" else dt.alignment)
+                     for kind, dt, nm in specs)
+        return name, elementwise_source(name, args, self._body, ndim, index32, 1, preamble)
 
     def __call__(self, *args, size=None, block_size=None, shared_mem=0, stream=None):
         from .._elementwise import broadcast_shapes, run_elementwise
         from .._ndarray import ndarray
         from .._routines._creation import asarray, empty
-        from ._ufunc_names import ctype
         if len(args) not in (self.nin, self.nargs):
             raise TypeError(f"Wrong number of arguments for {self.name!r}: "
                             f"expected {self.nin} or {self.nargs}, got {len(args)}")
@@ -137,35 +353,27 @@ class ElementwiseKernel:
             o = empty(shape, dt)
             args.append(o)
             outs.append(o)
-        specs, values, codes, typedefs = [], [], [], []
-        for t, dt in binding.items():
-            typedefs.append(f"typedef {ctype(dt)} {t};")
+        values, is_array = [], []
         for k, (raw, t, nm) in enumerate(params):
             a = args[k]
             dt = binding[t] if isinstance(t, str) else t
-            kind = "in" if k < self.nin else "out"
+            is_out = k >= self.nin
             if isinstance(a, ndarray):
                 if a.dtype != dt:
-                    if kind == "out":
+                    if is_out:
                         raise TypeError(f"output {nm!r} has dtype {a.dtype}, "
                                         f"expected {dt}")
                     a = a.astype(dt)
-                if raw:
-                    if not a.flags.c_contiguous:
-                        a = a.copy()
-                    kind = "raw"
-                specs.append((kind, dt, nm))
+                if raw and not a.flags.c_contiguous:
+                    a = a.copy()
                 values.append(a)
-                codes.append(("r" if raw else "") + dt.str[1:])
             else:
-                if kind == "out":
+                if is_out:
                     raise TypeError(f"output {nm!r} must be an array")
-                specs.append(("scalar", dt, nm))
                 values.append(numpy.asarray(a, dtype=dt).tobytes())
-                codes.append("s" + dt.str[1:])
-        preamble = "\n".join(typedefs) + "\n" + self.preamble
-        run_elementwise(self._prefix + "_" + "_".join(codes), tuple(specs),
-                        self.operation, values, shape, False, preamble)
+            is_array.append(isinstance(a, ndarray))
+        prefix, specs, preamble = self._kernel_spec(binding, is_array)
+        run_elementwise(prefix, specs, self._body, values, shape, False, preamble)
         if self.no_return:
             return None
         if self.nout == 1 and not self.return_tuple:
