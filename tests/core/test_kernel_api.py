@@ -1,6 +1,8 @@
 """The kernel layer: the public kernel API (ElementwiseKernel, RawKernel,
-RawModule; GPU), the compiled-kernel cache (no GPU) and NVRTC compiles of
-every elementwise kernel the engine renders (no GPU: this is what CI checks).
+RawModule; GPU), the compiled-kernel cache (no GPU), NVRTC compiles of
+every elementwise kernel the engine renders (no GPU: this is what CI checks)
+and the forms user code takes (with or without a final ``;``, comments;
+compiled without a GPU, run on one).
 
 The sources compiled here are rendered exactly the way
 ``gpuscipy_core._elementwise.run_elementwise`` and ``ufunc.__call__`` render
@@ -23,7 +25,9 @@ import pytest
 from gpuscipy_core._kernel import _cache
 from gpuscipy_core._kernel._elementwise_source import elementwise_source, param_layout
 from gpuscipy_core._kernel._nvrtc import NVRTCError, compile_cubin
+from gpuscipy_core._kernel._reduction_kernel import ReductionKernel
 from gpuscipy_core._kernel._ufunc_names import UFUNC_NAMES, ctype, supported_loops
+from gpuscipy_core._kernel._user_kernels import ElementwiseKernel, normalize_code
 from gpuscipy_core._transpose import transpose_source
 
 from ._parity import ALL_DTYPES, assert_parity, dtype_id, random_array
@@ -1006,3 +1010,145 @@ def test_launch_parameter_layout():
         packed_args((1,) * 129)
     with pytest.raises(ValueError, match="parameter space"):
         packed_args((b"x" * 32761, 1))
+
+
+# ======================================================================
+# User code with or without a trailing ';' (issue 15, item 1)
+# ======================================================================
+
+# (kind, user code, what normalize_code makes of it)
+NORMALIZE_CASES = [
+    ("statement", "z = x + y", "z = x + y;"),
+    ("statement", "z = x + y;", "z = x + y;"),
+    ("statement", "z = x + y  \n", "z = x + y;  \n"),
+    # a final comment would swallow a ';' appended to its line
+    ("statement", "z = x + y // sum", "z = x + y // sum\n;"),
+    ("statement", "z = x + y; // sum", "z = x + y; // sum"),
+    ("statement", "z = x + y /* sum */", "z = x + y /* sum */\n;"),
+    ("statement", "z = x + y // ends in a splice \\", "z = x + y // ends in a splice \\\n\n;"),
+    ("statement", "T s = x + y;\nz = s\n", "T s = x + y;\nz = s;\n"),
+    ("statement", "if (x < y) { z = x; } else { z = y; }",
+     "if (x < y) { z = x; } else { z = y; };"),
+    ("statement", "z = T{x + y}", "z = T{x + y};"),
+    ("statement", "#if 1\nz = x + y\n#endif", "#if 1\nz = x + y\n#endif\n;"),
+    # ';', '//' and '/*' inside literals are code, not comments
+    ("statement", "z = x + (y == ';')", "z = x + (y == ';');"),
+    ("statement", "z = x; s = \"//\"", "z = x; s = \"//\";"),
+    ("statement", "z = '/' + x // c", "z = '/' + x // c\n;"),
+    ("statement", "z = 1'000 + x", "z = 1'000 + x;"),
+    ("statement", "z = R\"(a // b)\"", "z = R\"(a // b)\";"),
+    ("statement", "", ""),
+    ("statement", "  // nothing\n", "  // nothing\n"),
+    ("expression", "x * x", "x * x"),
+    ("expression", "x * x;", "x * x"),
+    ("expression", "a + b ;; ", "a + b"),
+    ("expression", "x * x // square", "x * x // square\n"),
+    ("expression", "x * x; // square", "x * x // square\n"),
+    ("expression", "x * x /* square */", "x * x /* square */\n"),
+    ("expression", "\n  x * x\n", "\n  x * x"),
+    ("preamble", "", ""),
+    ("preamble", "struct acc { float v; }", "struct acc { float v; }\n;\n"),
+    ("preamble", "struct acc { float v; };", "struct acc { float v; };\n"),
+    ("preamble", "__device__ float f(float v) { return v; } // f",
+     "__device__ float f(float v) { return v; } // f\n;\n"),
+    ("preamble", "#define ADD(a, b) {(a) + (b)}", "#define ADD(a, b) {(a) + (b)}\n"),
+    ("preamble", "typedef float real;\n\n", "typedef float real;\n"),
+]
+
+
+@pytest.mark.parametrize("kind, code, expected", NORMALIZE_CASES)
+def test_normalize_code(kind, code, expected):
+    assert normalize_code(code, kind) == expected
+    # idempotent: a second pass changes nothing
+    assert normalize_code(expected, kind) == expected
+
+
+def test_normalize_code_rejects_an_unknown_kind():
+    with pytest.raises(ValueError, match="kind"):
+        normalize_code("x", "body")
+
+
+# Elementwise bodies that all compute z = x + y, written the ways users
+# write them, and preambles without a final newline or ';'
+EK_BODIES = [
+    "z = x + y",
+    "z = x + y;",
+    "z = x + y // the sum",
+    "z = x + y; // the sum",
+    "z = x + y /* the sum */",
+    "z = x + y // a splice after the comment \\",
+    "\n    T s = x + y;\n    z = s\n",
+    "\n    T s = x + y;\n    z = s;  // done\n",
+    "{ z = x + y; }",
+    "z = T{x + y}",
+    "z = x + y;;",
+    "#if 1\n    z = x + y\n#endif",
+    "z = add2(x, y)",
+    "z = sum_t<T>{x, y}.get()",
+]
+# ends with a struct without its ';' and without a final newline
+EK_PREAMBLE = ("template <class U> __device__ U add2(U a, U b) { return a + b; }\n"
+               "template <class U> struct sum_t { U a, b; "
+               "__device__ U get() const { return a + b; } }")
+
+
+def _sum_kernel(body):
+    return ElementwiseKernel("T x, T y", "T z", body, "gs_test_semicolon",
+                             preamble=EK_PREAMBLE)
+
+
+@pytest.mark.parametrize("body", EK_BODIES)
+def test_elementwise_kernel_body_forms_compile(body):
+    k = _sum_kernel(body)
+    for ndim, index32 in [(0, True), (2, False)]:
+        name, src = k.source("f4", "f4", ndim=ndim, index32=index32)
+        assert compile_cubin(src, name)
+
+
+# (map, reduce, post-map, preamble): CuPy's expression forms, C++ statement
+# forms, final comments, multi-line and braced post-maps
+RK_FORMS = [
+    ("x * x", "a + b", "y = sqrt(a)", ""),
+    ("x * x;", "a + b;", "y = sqrt(a);", ""),
+    ("x * x // square", "a + b // sum", "y = sqrt(a) // root", ""),
+    ("x * x; // square", "a + b; /* sum */", "y = sqrt(a); // root", ""),
+    ("sq(x)", "a + b", "T r = sqrt(a);\ny = r", "__device__ T sq(T v) { return v * v; }"),
+    ("sq(x)", "a + b", "{ y = sqrt(a); }", "__device__ T sq(T v) { return v * v; }\n"
+                                             "struct unused_t { int v; }"),
+    ("x * x", "a + b", "\n  y = sqrt(a)\n", "#define UNUSED_MACRO 1"),
+]
+
+
+def _l2_kernel(form):
+    m, r, p, pre = form
+    return ReductionKernel("T x", "T y", m, r, p, "0", "gs_test_l2_forms", preamble=pre)
+
+
+@pytest.mark.parametrize("form", RK_FORMS)
+def test_reduction_kernel_expression_forms_compile(form):
+    dt = np.dtype("f4")
+    red = _l2_kernel(form)._bind(["a"], [dt], [dt], {"T": dt})
+    for layout in [(1, 1, True, 1), (1, 1, True, 4), (2, 2, False, 1)]:
+        assert compile_cubin(red.source(*layout), red.spec(*layout).name)
+
+
+@gpu
+@pytest.mark.parametrize("body", EK_BODIES)
+def test_elementwise_kernel_body_forms_run(body):
+    gp = _gp()
+    hx = random_array((5, 7), np.float32, 21)
+    hy = random_array(7, np.float32, 22)
+    assert_parity(_sum_kernel(body)(gp.asarray(hx), gp.asarray(hy)), hx + hy, kind="exact")
+
+
+@gpu
+@pytest.mark.parametrize("form", RK_FORMS)
+def test_reduction_kernel_expression_forms_run(form):
+    # 40 float32 squares (each rounded: u) summed in any order ((40 - 1) u for
+    # positive terms) are within 40 u of the exact sum, 20 u after the square
+    # root, plus its rounding and the reference's: 22 u = 1.3e-6 < rtol 2e-6
+    gp = _gp()
+    h = random_array((6, 40), np.float32, 23)
+    got = _l2_kernel(form)(gp.asarray(h), axis=1)
+    want = np.sqrt((h.astype(np.float64) ** 2).sum(axis=1)).astype(np.float32)
+    np.testing.assert_allclose(gp.asnumpy(got), want, rtol=2e-6)
