@@ -1,21 +1,32 @@
-// Median filter of gpuscipy.signal.medfilt: zero-padded N-d windows.
+// Rank selection of gpuscipy.signal.medfilt, medfilt2d and order_filter:
+// zero-padded N-d windows (a box, or the nonzero entries of a domain mask),
+// the rank-r key of each window.
 //
 // Values are mapped to unsigned keys whose integer order is the value order
 // (floats: sign-magnitude flip, every NaN mapped to the largest key, i.e.
-// NumPy's sort order; signed integers: sign bit flipped), so both paths
-// compare integers only.
+// NumPy's sort order; signed integers: sign bit flipped), so every kernel
+// compares integers only.
 //
-//   net: windows of K <= KP values, KP in {3, 9, 25, 49}: the window's
-//        keys and (KP - K)/2 copies each of the smallest and the largest key
-//        sit in registers (the median of the padded set is the median of the
-//        window); Batcher's odd-even merge network for KP inputs, generated at
-//        compile time (constexpr), sorts them and the middle key is the answer.
-//        The compiler drops every comparator the middle element does not
-//        depend on.
-//   sel: any K: bitwise selection of the rank-K/2 key (one pass over the
-//        window per key bit, counting keys <= a candidate), no extra memory;
-//        a variant with a 3-D window walk in registers and a generic N-d one.
-//   The net and 3-D sel kernels take up to three dims (Params3).
+//   net:  box windows of K <= KP values, KP in {3, 9, 25, 49}: the window's
+//         keys and KP - K padding keys (KP/2 - r of the smallest key, the rest
+//         of the largest, so that the rank-r key of the window sits at KP/2)
+//         in registers; Batcher's odd-even merge network for KP inputs,
+//         generated at compile time (constexpr), sorts them. The compiler
+//         drops every comparator the middle element does not depend on.
+//   ring: box windows spanning one axis, K <= KP: each thread slides over a
+//         run of consecutive outputs along that axis, its window in a ring of
+//         K keys in its own slice of shared memory (no sharing, no barrier).
+//         Each step replaces one key, which moves the rank of any key by at
+//         most one: one pass over the ring, counting keys below and equal to
+//         the previous answer g and finding the nearest keys above and below
+//         it, gives the new answer (``refine``).
+//   window: any domain mask (an offset list), any ndim: each thread slides
+//         over a run along one axis (lanes along the innermost axis, so the
+//         window reads coalesce); the first output of a run by a bitwise
+//         selection (or refinement from the centre key), the next ones by
+//         refinement from the previous answer, one pass per distinct key the
+//         rank moves by. Runs whose windows stay inside the volume read with
+//         no bounds checks.
 #pragma once
 
 #include "gpuscipy/types.cuh"
@@ -23,13 +34,6 @@
 #define GSMED_MAXDIM 8
 
 namespace gsmed {
-
-struct Params {
-  long long ndim;
-  long long shape[GSMED_MAXDIM];
-  long long stride[GSMED_MAXDIM];    // elements
-  long long ksize[GSMED_MAXDIM];
-};
 
 // ---- keys ------------------------------------------------------------------
 template <class T> struct Key;
@@ -162,12 +166,13 @@ GS_FI void advance3(const Params3& p, long long& k0, long long& k1, long long& k
   }
 }
 
-// net: grid-stride over the outputs; block 128. ksz = window size <= KP, odd.
+// net: grid-stride over the outputs; block 128. ksz = window size <= KP;
+// rank < ksz with 0 <= KP/2 - rank <= KP - ksz (the host checks).
 template <class T, int KP>
 __device__ void median_net(const T* __restrict__ x, T* __restrict__ out, long long total,
-                           long long ksz, Params3 p) {
+                           long long ksz, long long rank, Params3 p) {
   typedef typename Key<T>::type U;
-  const long long pad = (KP - ksz) / 2;
+  const long long lo_pad = KP / 2 - rank;
   for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < total;
        o += (long long)gridDim.x * blockDim.x) {
     long long lo[3];
@@ -180,7 +185,7 @@ __device__ void median_net(const T* __restrict__ x, T* __restrict__ out, long lo
         v[i] = key3<T>(x, p, lo, k0, k1, k2);
         advance3(p, k0, k1, k2);
       } else {
-        v[i] = (i - ksz < pad) ? U(0) : ~U(0);
+        v[i] = (i - ksz < lo_pad) ? U(0) : ~U(0);
       }
     }
     sort_network<KP>(v);
@@ -188,72 +193,233 @@ __device__ void median_net(const T* __restrict__ x, T* __restrict__ out, long lo
   }
 }
 
-// sel (up to 3 dims): the smallest key m with #{window keys <= m} > ksz/2,
-// decided bit by bit from the top (one pass over the window per bit).
-template <class T>
-__device__ void median_select3(const T* __restrict__ x, T* __restrict__ out,
-                               long long total, long long ksz, Params3 p) {
-  typedef typename Key<T>::type U;
-  constexpr int BITS = 8 * sizeof(U);
-  const long long rank = ksz / 2;
-  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < total;
-       o += (long long)gridDim.x * blockDim.x) {
-    long long lo[3];
-    window3(o, p, lo);
-    U result = 0;
-    for (int b = BITS - 1; b >= 0; --b) {
-      const U hi = result | ((U(1) << b) - U(1));   // bit b clear, lower bits set
-      long long cnt = 0;
-      for (long long k0 = 0; k0 < p.ksize[0]; ++k0)
-        for (long long k1 = 0; k1 < p.ksize[1]; ++k1)
-          for (long long k2 = 0; k2 < p.ksize[2]; ++k2)
-            cnt += key3<T>(x, p, lo, k0, k1, k2) <= hi;
-      if (cnt <= rank) result |= U(1) << b;
+// ---- sliding selection (ring and window kernels) ---------------------------
+
+struct SelParams {
+  long long ndim;
+  long long shape[GSMED_MAXDIM];    // volume = output shape
+  long long stride[GSMED_MAXDIM];   // input strides, elements
+  long long ostride[GSMED_MAXDIM];  // output strides, elements
+  long long half[GSMED_MAXDIM];     // window centre: ksize // 2
+  long long tshape[GSMED_MAXDIM];   // thread grid: shape, runs along axis
+  long long axis;                   // the axis the runs slide along
+  long long run;                    // outputs per run
+  long long threads;                // prod(tshape)
+  long long k;                      // keys per window
+  long long rank;                   // 0 <= rank < k
+  long long init;                   // first output: 0 auto, 1 bitwise, 2 refine
+};
+
+// One refinement pass over a window: keys below g, keys equal to g, and the
+// nearest keys above and below g as unsigned distances (x - g - 1 wraps to
+// values larger than any distance of a key above g when x <= g; likewise
+// g - 1 - x), so plain minima find them.
+template <class U>
+struct Refine {
+  int lt, eq;
+  U up, dn;
+  GS_FI void reset() {
+    lt = 0;
+    eq = 0;
+    up = ~U(0);
+    dn = ~U(0);
+  }
+  GS_FI void add(U x, U g) {
+    lt += x < g;
+    eq += x == g;
+    const U a = x - g - U(1), b = g - U(1) - x;
+    up = a < up ? a : up;
+    dn = b < dn ? b : dn;
+  }
+  // true when the rank-r key is g, or is the neighbour g moves to.
+  GS_FI bool step(int r, U& g) const {
+    if (r < lt) {
+      g = g - U(1) - dn;
+      return r + 1 == lt;
     }
-    out[o] = Key<T>::back(result);
+    if (r >= lt + eq) {
+      g = g + U(1) + up;
+      return r == lt + eq;
+    }
+    return true;
+  }
+};
+
+// The rank-r key of a window visited by visit(f) (f called on every key):
+// by refinement from g (one pass per distinct key between g and the answer).
+template <class U, class V>
+GS_FI U refine_from(U g, int r, V&& visit) {
+  for (;;) {
+    Refine<U> st;
+    st.reset();
+    visit([&](U x) { st.add(x, g); });
+    if (st.step(r, g)) return g;
   }
 }
 
-// sel (any ndim <= GSMED_MAXDIM): as median_select3 with an odometer.
-template <class T>
-__device__ void median_select(const T* __restrict__ x, T* __restrict__ out,
-                              long long total, long long ksz, Params p) {
-  typedef typename Key<T>::type U;
+// The rank-r key by bitwise selection: the smallest m with #{keys <= m} > r,
+// decided bit by bit from the top (one pass per key bit).
+template <class U, class V>
+GS_FI U bitwise_select(int r, V&& visit) {
   constexpr int BITS = 8 * sizeof(U);
-  const long long rank = ksz / 2;
-  const int n = (int)p.ndim;
+  U result = 0;
+  for (int b = BITS - 1; b >= 0; --b) {
+    const U hi = result | ((U(1) << b) - U(1));   // bit b clear, lower bits set
+    int cnt = 0;
+    visit([&](U x) { cnt += x <= hi; });
+    if (cnt <= r) result |= U(1) << b;
+  }
+  return result;
+}
+
+template <class U, class V>
+GS_FI U first_select(const SelParams& p, U centre, V&& visit) {
+  constexpr long long BITS = 8 * sizeof(U);
+  const bool bitwise = p.init == 1 || (p.init == 0 && p.k > 2 * BITS);
+  return bitwise ? bitwise_select<U>((int)p.rank, visit)
+                 : refine_from<U>(centre, (int)p.rank, visit);
+}
+
+// Coordinates of thread t in the thread grid (ndim <= ND); c[axis] is its
+// run. Unrolled loops keep every index static (no local copy of p).
+template <int ND>
+GS_FI void thread_coords(long long t, const SelParams& p, long long (&c)[ND]) {
+#pragma unroll
+  for (int d = ND - 1; d >= 0; --d) {
+    if (d < p.ndim) {
+      c[d] = t % p.tshape[d];
+      t /= p.tshape[d];
+    } else {
+      c[d] = 0;
+    }
+  }
+}
+
+// half window, extent and strides of the slide axis (static indices).
+template <int ND>
+GS_FI void axis_params(const SelParams& p, long long& h, long long& n, long long& sx,
+                       long long& so) {
+  h = n = sx = so = 0;
+#pragma unroll
+  for (int d = 0; d < ND; ++d)
+    if (d == p.axis) {
+      h = p.half[d];
+      n = p.shape[d];
+      sx = p.stride[d];
+      so = p.ostride[d];
+    }
+}
+
+// ring: box windows along p.axis only (k = 2 * half[axis] + 1 <= KP), up to
+// three dims.
+template <class T, int KP, int BLOCK>
+__device__ void select_ring(const T* __restrict__ x, T* __restrict__ out, SelParams p) {
+  typedef typename Key<T>::type U;
+  __shared__ U ring[KP * BLOCK];
+  U* const my = ring + threadIdx.x;   // key j at my[j * BLOCK]
+  const int k = (int)p.k, r = (int)p.rank, a = (int)p.axis;
+  long long h, n, sx, so;
+  axis_params<3>(p, h, n, sx, so);
   const U zero = Key<T>::of(T(0));
-  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < total;
-       o += (long long)gridDim.x * blockDim.x) {
-    long long lo[GSMED_MAXDIM];
-    long long r = o;
-    for (int d = n - 1; d >= 0; --d) {
-      lo[d] = r % p.shape[d] - p.ksize[d] / 2;
-      r /= p.shape[d];
-    }
-    U result = 0;
-    for (int b = BITS - 1; b >= 0; --b) {
-      const U hi = result | ((U(1) << b) - U(1));
-      long long cnt = 0;
-      long long k[GSMED_MAXDIM];
-      for (int d = 0; d < n; ++d) k[d] = 0;
-      for (long long e = 0; e < ksz; ++e) {
-        bool inside = true;
-        long long off = 0;
-        for (int d = 0; d < n; ++d) {
-          const long long g = lo[d] + k[d];
-          inside = inside && g >= 0 && g < p.shape[d];
-          off += g * p.stride[d];
-        }
-        cnt += (inside ? Key<T>::of(x[off]) : zero) <= hi;
-        for (int d = n - 1; d >= 0; --d) {
-          if (++k[d] < p.ksize[d]) break;
-          k[d] = 0;
-        }
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < p.threads;
+       t += (long long)gridDim.x * blockDim.x) {
+    long long c[3];
+    thread_coords<3>(t, p, c);
+    long long ib = 0, ob = 0, ca = 0;
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+      if (d >= p.ndim) break;
+      if (d != a) {
+        ib += c[d] * p.stride[d];
+        ob += c[d] * p.ostride[d];
+      } else {
+        ca = c[d];
       }
-      if (cnt <= rank) result |= U(1) << b;
     }
-    out[o] = Key<T>::back(result);
+    const long long s0 = ca * p.run;
+    const long long s1 = s0 + p.run < n ? s0 + p.run : n;
+    for (int j = 0; j < k; ++j) {
+      const long long q = s0 - h + j;
+      my[j * BLOCK] = (q >= 0 && q < n) ? Key<T>::of(x[ib + q * sx]) : zero;
+    }
+    auto visit = [&](auto&& f) {
+      for (int j = 0; j < k; ++j) f(my[j * BLOCK]);
+    };
+    U g = first_select<U>(p, my[h * BLOCK], visit);
+    out[ob + s0 * so] = Key<T>::back(g);
+    int head = 0;   // the oldest key's slot
+    for (long long s = s0 + 1; s < s1; ++s) {
+      const long long q = s + h;
+      my[head * BLOCK] = (q < n) ? Key<T>::of(x[ib + q * sx]) : zero;
+      head = head + 1 == k ? 0 : head + 1;
+      g = refine_from<U>(g, r, visit);
+      out[ob + s * so] = Key<T>::back(g);
+    }
+  }
+}
+
+// window: any mask, ndim <= ND. off[e]: input offset of mask element e from
+// the window's first corner; coord[e * ndim + d]: its position in the window
+// along d.
+template <class T, int ND>
+__device__ void select_window(const T* __restrict__ x, T* __restrict__ out,
+                              const long long* __restrict__ off,
+                              const int* __restrict__ coord, SelParams p) {
+  typedef typename Key<T>::type U;
+  const int k = (int)p.k, r = (int)p.rank, a = (int)p.axis, nd = (int)p.ndim;
+  long long h, n, sx, so;
+  axis_params<ND>(p, h, n, sx, so);
+  const U zero = Key<T>::of(T(0));
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < p.threads;
+       t += (long long)gridDim.x * blockDim.x) {
+    long long c[ND];
+    thread_coords<ND>(t, p, c);
+    long long ca = 0;
+#pragma unroll
+    for (int d = 0; d < ND; ++d)
+      if (d == a) ca = c[d];
+    const long long s0 = ca * p.run;
+    const long long s1 = s0 + p.run < n ? s0 + p.run : n;
+    long long ib = 0, ob = 0, cb = 0;   // cb: centre offset, for the first guess
+    bool inside = s0 - h >= 0 && s1 - 1 + h < n;
+#pragma unroll
+    for (int d = 0; d < ND; ++d) {
+      if (d >= nd) break;
+      if (d == a) {
+        ib -= h * sx;
+        continue;
+      }
+      ib += (c[d] - p.half[d]) * p.stride[d];
+      cb += c[d] * p.stride[d];
+      ob += c[d] * p.ostride[d];
+      inside = inside && c[d] - p.half[d] >= 0 && c[d] + p.half[d] < p.shape[d];
+    }
+    U g = 0;
+    for (long long s = s0; s < s1; ++s) {
+      const long long base = ib + s * sx;
+      auto fast = [&](auto&& f) {
+        for (int e = 0; e < k; ++e) f(Key<T>::of(x[base + off[e]]));
+      };
+      auto checked = [&](auto&& f) {
+        for (int e = 0; e < k; ++e) {
+          bool in = true;
+#pragma unroll
+          for (int d = 0; d < ND; ++d) {
+            if (d >= nd) break;
+            const long long q = (d == a ? s - h : c[d] - p.half[d]) + coord[e * nd + d];
+            in = in && q >= 0 && q < p.shape[d];
+          }
+          f(in ? Key<T>::of(x[base + off[e]]) : zero);
+        }
+      };
+      if (s == s0) {
+        const U centre = Key<T>::of(x[cb + s * sx]);
+        g = inside ? first_select<U>(p, centre, fast) : first_select<U>(p, centre, checked);
+      } else {
+        g = inside ? refine_from<U>(g, r, fast) : refine_from<U>(g, r, checked);
+      }
+      out[ob + s * so] = Key<T>::back(g);
+    }
   }
 }
 

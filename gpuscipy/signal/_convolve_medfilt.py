@@ -1,12 +1,22 @@
-"""``medfilt``: zero-padded N-d median filter on the GPU.
+"""Rank selection over zero-padded N-d windows: ``medfilt`` and the kernels
+that ``medfilt2d`` and ``order_filter`` (``_order_filter``) share.
 
-One thread per output. Fast path (``median_net`` in
-``_convolve_medfilt.cuh``): windows of at most 49 values (25 for 64-bit
-dtypes) over at most three axes are sorted in registers by a compile-time
-Batcher network of 3, 9, 25 or 49 inputs (the window padded with equal
-numbers of smallest and largest keys). Otherwise a bitwise selection (one
-pass over the window per key bit) that needs no storage: ``median_select3``
-for up to three axes, ``median_select`` for up to ``MAXDIM``.
+Every kernel (``_convolve_medfilt.cuh``) takes a window (a box, or the
+nonzero entries of a domain mask) and a rank r and writes the rank-r value
+of each window, values compared as unsigned keys. Three kernels:
+
+* ``net`` (kind "net", bucket KP in 3, 9, 25, 49; 25 at most for 64-bit
+  keys): box windows over at most three axes, sorted in registers by a
+  compile-time Batcher network, padded so the rank-r key lands at KP/2.
+* ``ring`` (kind "sel3", KP a ring bucket): box windows spanning one axis;
+  each thread slides over a run of outputs with its window in a ring of keys
+  in its own slice of shared memory, one pass per output.
+* ``window`` (kind "sel3" with KP = 0 up to three axes, "sel" up to
+  ``MAXDIM``): any mask as an offset list; each thread slides over a run of
+  outputs along one axis (lanes along the innermost axis), one pass per
+  distinct key the rank moves by.
+
+``plan_order`` picks one; ``plan`` is its medfilt form.
 """
 
 import functools
@@ -19,15 +29,25 @@ import numpy
 
 from . import _convolve_direct as D
 
-__all__ = ["medfilt", "BUCKETS", "BUCKETS64", "MAX_NET", "MAXDIM", "kernel_source",
-           "variants", "plan", "network", "model_medfilt"]
+__all__ = ["medfilt", "BUCKETS", "BUCKETS64", "RINGS", "RINGS64", "MAX_NET", "MAXDIM",
+           "kernel_source", "variants", "plan", "plan_order", "network", "run", "run_order",
+           "model_medfilt", "model_order", "model_sliding"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 BUCKETS = (3, 9, 25, 49)           # sorting networks for 32-bit keys
 BUCKETS64 = (3, 9, 25)             # and for 64-bit keys (float64, int64, uint64)
 MAX_NET = BUCKETS[-1]
+# ring buckets (KP, threads per block): KP * block keys of shared memory,
+# at most 48 KiB of static shared memory per block
+RINGS = ((95, 128), (383, 32))
+RINGS64 = ((47, 128), (191, 32))
+WINDOW_BLOCK = 128
 MAXDIM = 8
 DTYPES = tuple(numpy.dtype(c) for c in "iIqQfd")   # kernel dtypes
+# threads the sliding kernels aim for (runs get longer beyond it), and the
+# shortest and longest runs
+TARGET_THREADS = 1 << 16
+RUN_MIN, RUN_MAX = 16, 256
 
 
 def _header():
@@ -42,58 +62,82 @@ def _canon(dt):
     return dt
 
 
+def _buckets(dtype):
+    return BUCKETS64 if numpy.dtype(dtype).itemsize == 8 else BUCKETS
+
+
+def _rings(dtype):
+    return RINGS64 if numpy.dtype(dtype).itemsize == 8 else RINGS
+
+
 @functools.lru_cache(maxsize=128)
 def kernel_source(kind, dtype, kp=0):
-    """``(source, name)`` of ``net`` (bucket ``kp``), ``sel3`` or ``sel``."""
+    """``(source, name)`` of ``net`` (bucket ``kp``), ``sel3`` (``kp`` = 0:
+    the window kernel for up to three axes; a ring bucket: the ring kernel)
+    or ``sel`` (the window kernel for up to ``MAXDIM`` axes)."""
     dt = _canon(dtype)
     T = D._ctype(dt)
     tag = dt.str[1:]
+    block = 128
     if kind == "net":
         if kp not in _buckets(dt):
             raise ValueError(f"network size must be one of {_buckets(dt)}")
         name = f"gsmed_net{kp}_{tag}"
         body = (f"{name}(const {T}* x, {T}* out, long long total, long long ksz,\n"
-                f"    gsmed::Params3 p) {{\n"
-                f"  gsmed::median_net<{T}, {kp}>(x, out, total, ksz, p);\n}}\n")
-    elif kind == "sel3":
-        name = f"gsmed_sel3_{tag}"
-        body = (f"{name}(const {T}* x, {T}* out, long long total, long long ksz,\n"
-                f"    gsmed::Params3 p) {{\n"
-                f"  gsmed::median_select3<{T}>(x, out, total, ksz, p);\n}}\n")
-    elif kind == "sel":
-        name = f"gsmed_sel_{tag}"
-        body = (f"{name}(const {T}* x, {T}* out, long long total, long long ksz,\n"
-                f"    gsmed::Params p) {{\n"
-                f"  gsmed::median_select<{T}>(x, out, total, ksz, p);\n}}\n")
+                f"    long long rank, gsmed::Params3 p) {{\n"
+                f"  gsmed::median_net<{T}, {kp}>(x, out, total, ksz, rank, p);\n}}\n")
+    elif kind == "sel3" and kp:
+        rings = dict(_rings(dt))
+        if kp not in rings:
+            raise ValueError(f"ring size must be one of {tuple(rings)}")
+        block = rings[kp]
+        name = f"gsmed_ring{kp}_{tag}"
+        body = (f"{name}(const {T}* x, {T}* out, gsmed::SelParams p) {{\n"
+                f"  gsmed::select_ring<{T}, {kp}, {block}>(x, out, p);\n}}\n")
+    elif kind in ("sel3", "sel") and kp == 0:
+        nd = 3 if kind == "sel3" else MAXDIM
+        name = f"gsmed_{kind}_{tag}"
+        body = (f"{name}(const {T}* x, {T}* out, const long long* off,\n"
+                f"    const int* coord, gsmed::SelParams p) {{\n"
+                f"  gsmed::select_window<{T}, {nd}>(x, out, off, coord, p);\n}}\n")
     else:
-        raise ValueError(f"unknown kernel {kind!r}")
-    return (_header() + '\nextern "C" __global__ void __launch_bounds__(128)\n' + body,
+        raise ValueError(f"unknown kernel {kind!r} (bucket {kp})")
+    return (_header() + f'\nextern "C" __global__ void __launch_bounds__({block})\n' + body,
             name)
 
 
-def _buckets(dtype):
-    return BUCKETS64 if numpy.dtype(dtype).itemsize == 8 else BUCKETS
-
-
 def variants():
-    """Every (kind, dtype, kp) medfilt launches."""
+    """Every (kind, dtype, kp) the selection kernels launch."""
     out = []
     for dt in DTYPES:
         out += [("net", dt, kp) for kp in _buckets(dt)]
+        out += [("sel3", dt, kp) for kp, _ in _rings(dt)]
         out += [("sel3", dt, 0), ("sel", dt, 0)]
     return out
 
 
-def plan(shape, ksize, dtype):
-    """``(kind, kp)`` for a volume of ``shape`` and ``dtype`` (a kernel
-    dtype) and window ``ksize``."""
-    k = math.prod(ksize)
-    if len(shape) <= 3:
+def plan_order(shape, wshape, full, rank, dtype):
+    """``(kind, kp)`` for a volume of ``shape`` and kernel ``dtype``, a window
+    box ``wshape`` (all of it when ``full``, else a mask with holes) and the
+    rank (0 <= rank < window count)."""
+    k = math.prod(wshape)
+    if len(shape) > 3:
+        return "sel", 0
+    if full:
         for kp in _buckets(dtype):
-            if k <= kp:
+            if k <= kp and 0 <= kp // 2 - rank <= kp - k:
                 return "net", kp
-        return "sel3", 0
-    return "sel", 0
+        if sum(w > 1 for w in wshape) <= 1:
+            for kp, _ in _rings(dtype):
+                if k <= kp:
+                    return "sel3", kp
+    return "sel3", 0
+
+
+def plan(shape, ksize, dtype):
+    """``(kind, kp)`` of medfilt for a volume of ``shape`` and ``dtype`` (a
+    kernel dtype) and window ``ksize``."""
+    return plan_order(shape, ksize, True, math.prod(ksize) // 2, dtype)
 
 
 def network(n):
@@ -113,6 +157,8 @@ def network(n):
     return out
 
 
+# ---------------------------------------------------------------- layouts
+
 def _params3(shape, strides, ksize):
     pad = 3 - len(shape)
     sh = [1] * pad + list(shape)
@@ -121,40 +167,136 @@ def _params3(shape, strides, ksize):
     return numpy.array(sh + st + ks, numpy.int64).tobytes()
 
 
-def _params(shape, strides, ksize):
-    n = len(shape)
-    arr = numpy.zeros(1 + 3 * MAXDIM, numpy.int64)
-    arr[0] = n
-    arr[1:1 + n] = shape
-    arr[1 + MAXDIM:1 + MAXDIM + n] = strides
-    arr[1 + 2 * MAXDIM:1 + 2 * MAXDIM + n] = ksize
-    return arr.tobytes()
+def slide_axis(shape, wshape, ring=False):
+    """The axis the sliding kernels run along: one the window extends along
+    (neighbouring windows overlap), not the innermost when other axes
+    qualify and the innermost is long (lanes then read consecutive
+    elements), the longest window extent first."""
+    nd = len(shape)
+    if ring:
+        ext = [d for d in range(nd) if wshape[d] > 1]
+        return ext[0] if ext else nd - 1
+    inner_long = shape[-1] >= 32
 
+    def score(d):
+        return (wshape[d] > 1 and shape[d] > 1, not (d == nd - 1 and inner_long and nd > 1),
+                wshape[d], shape[d] > 1, d)
+    return max(range(nd), key=score)
+
+
+def run_length(shape, axis):
+    """Outputs per thread along ``axis``: long enough to amortise a run's
+    first selection, short enough to keep ``TARGET_THREADS`` threads."""
+    total = math.prod(shape)
+    r = max(RUN_MIN, min(RUN_MAX, total // TARGET_THREADS))
+    return max(1, min(r, shape[axis]))
+
+
+def sel_params(shape, strides, wshape, axis, run, k, rank, init=0):
+    """Bytes of ``gsmed::SelParams``."""
+    nd = len(shape)
+    arr = numpy.zeros(1 + 5 * MAXDIM + 6, numpy.int64)
+    ost = [0] * nd
+    acc = 1
+    for d in range(nd - 1, -1, -1):
+        ost[d] = acc
+        acc *= shape[d]
+    tshape = list(shape)
+    tshape[axis] = -(-shape[axis] // run)
+    arr[0] = nd
+    for i, vals in enumerate((shape, strides, ost, [w // 2 for w in wshape], tshape)):
+        arr[1 + i * MAXDIM:1 + i * MAXDIM + nd] = vals
+    arr[1 + 5 * MAXDIM:] = [axis, run, math.prod(tshape), k, rank, init]
+    return arr.tobytes(), math.prod(tshape)
+
+
+def mask_offsets(mask, strides):
+    """Input offsets (int64) of the mask's nonzero entries from the window's
+    first corner, and their window coordinates (int32, [k, ndim]), C order."""
+    coords = numpy.argwhere(numpy.asarray(mask, bool)).astype(numpy.int32)
+    off = (coords.astype(numpy.int64) @ numpy.asarray(strides, numpy.int64)
+           if coords.size else numpy.zeros(0, numpy.int64))
+    return numpy.ascontiguousarray(off, numpy.int64), numpy.ascontiguousarray(coords)
+
+
+_OFFSETS = {}
+
+
+def _device_offsets(xp, mask, strides):
+    key = (getattr(xp, "__name__", ""), mask.shape, mask.tobytes(), tuple(strides))
+    hit = _OFFSETS.get(key)
+    if hit is None:
+        off, coord = mask_offsets(mask, strides)
+        # never an empty buffer: the kernel's pointers stay valid
+        hit = (xp.asarray(off if off.size else numpy.zeros(1, numpy.int64)),
+               xp.asarray(coord.ravel() if coord.size else numpy.zeros(1, numpy.int32)))
+        if len(_OFFSETS) >= 64:
+            _OFFSETS.clear()
+        _OFFSETS[key] = hit
+    return hit
+
+
+# ---------------------------------------------------------------- drivers
 
 def run(xp, volume, ksize):
     """The median filter of ``volume`` (a supported dtype) with window
-    ``ksize`` (odd ints, one per axis); a new C-contiguous array. 8- and
-    16-bit integers are filtered as 32-bit ones (exact)."""
+    ``ksize`` (odd ints, one per axis); a new C-contiguous array."""
+    return run_order(xp, volume, None, math.prod(ksize) // 2, wshape=ksize)
+
+
+def run_order(xp, volume, mask, rank, wshape=None, force=None, run=None, init=0):
+    """The rank-``rank`` value of each zero-padded window of ``volume``: the
+    nonzero entries of ``mask`` (odd extents, ``volume.ndim`` axes), or the
+    whole box ``wshape`` when ``mask`` is None; 0 <= rank < window count.
+    A new C-contiguous array of ``volume``'s dtype (8- and 16-bit integers
+    are filtered as 32-bit ones, exactly). ``force`` = (kind, kp), ``run``
+    and ``init`` (0 auto, 1 bitwise, 2 refinement) override the plan (for
+    the benchmarks of the variants)."""
     dt = volume.dtype
     if dt.kind in "iu" and dt.itemsize < 4:
-        out = run(xp, volume.astype(numpy.dtype(f"{dt.kind}4")), ksize)
+        out = run_order(xp, volume.astype(numpy.dtype(f"{dt.kind}4")), mask, rank, wshape,
+                        force, run, init)
         return out.astype(dt)
     out = xp.empty(volume.shape, volume.dtype)
     if out.size == 0:
         return out
     if volume.ndim > MAXDIM:
-        raise ValueError(f"medfilt supports at most {MAXDIM} dimensions on the GPU")
-    kind, kp = plan(volume.shape, ksize, volume.dtype)
-    es = D._estrides(volume)
-    if kind == "sel":
-        params = _params(volume.shape, es, ksize)
+        raise ValueError(f"at most {MAXDIM} dimensions are supported on the GPU")
+    if mask is not None:
+        mask = numpy.asarray(mask, bool)
+        wshape = mask.shape
+        full = bool(mask.all())
+        k = int(mask.sum())
     else:
-        params = _params3(volume.shape, es, ksize)
+        wshape = tuple(int(w) for w in wshape)
+        full = True
+        k = math.prod(wshape)
+    if k > (1 << 31) - 1:
+        raise ValueError(f"a window of {k} values is too large (at most 2**31 - 1)")
+    kind, kp = force or plan_order(volume.shape, wshape, full, rank, volume.dtype)
+    es = D._estrides(volume)
     src, name = kernel_source(kind, volume.dtype, kp)
-    total = out.size
-    grid = (D.grid_x(-(-total // 128)), 1, 1)
-    D.launch(src, name, grid, (128, 1, 1),
-             (D.ptr(volume), D.ptr(out), total, math.prod(ksize), params), 0)
+    if kind == "net":
+        total = out.size
+        grid = (D.grid_x(-(-total // 128)), 1, 1)
+        D.launch(src, name, grid, (128, 1, 1),
+                 (D.ptr(volume), D.ptr(out), total, k, rank,
+                  _params3(volume.shape, es, wshape)), 0)
+        return out
+    ring = kind == "sel3" and kp != 0
+    axis = slide_axis(volume.shape, wshape, ring)
+    r = run or run_length(volume.shape, axis)
+    params, threads = sel_params(volume.shape, es, wshape, axis, r, k, rank, init)
+    if ring:
+        block = dict(_rings(volume.dtype))[kp]
+        args = (D.ptr(volume), D.ptr(out), params)
+    else:
+        block = WINDOW_BLOCK
+        off, coord = _device_offsets(xp, mask if mask is not None
+                                     else numpy.ones(wshape, bool), es)
+        args = (D.ptr(volume), D.ptr(out), D.ptr(off), D.ptr(coord), params)
+    grid = (D.grid_x(-(-threads // block)), 1, 1)
+    D.launch(src, name, grid, (block, 1, 1), args, 0)
     return out
 
 
@@ -216,11 +358,18 @@ def medfilt(volume, kernel_size=None):
 
     Notes
     -----
-    Windows of up to 49 values (25 for 64-bit dtypes) over up to three
-    axes: a sorting network in registers (Batcher's odd-even merge sort,
-    generated at compile time for 3, 9, 25 or 49 inputs). Larger windows
-    or more axes: a bitwise selection of the median (32 or 64 passes over
-    the window, no storage).
+    Values are compared as unsigned keys. Windows of up to 49 values (25
+    for 64-bit dtypes) over up to three axes: a sorting network in registers
+    (Batcher's odd-even merge sort [1]_, generated at compile time for 3, 9,
+    25 or 49 inputs). Larger windows along one axis (up to 383 values, 191
+    for 64-bit dtypes): each thread slides over a run of outputs with its
+    window in a ring of keys in shared memory; one step replaces one key,
+    which moves the median's rank by at most one, so one pass over the ring
+    (counting keys below and equal to the previous median, finding the
+    nearest keys above and below it) gives the next median. Other windows:
+    the same sliding refinement over an offset list, one pass per distinct
+    key the rank moves by, the first output of each run by a bitwise
+    selection.
     NaN sorts above +inf (NumPy's order; SciPy's NaN results depend on its
     selection order and are not reproduced).
 
@@ -232,10 +381,12 @@ def medfilt(volume, kernel_size=None):
     return _medfilt(D.device_xp(), volume, kernel_size)
 
 
+# ---------------------------------------------------------------- models
+
 def model_medfilt(volume, ksize):
     """NumPy model of the kernels: zero-padded windows, NaN sorting last,
-    the middle of the window padded to the network size with equal numbers
-    of smallest and largest values (which leaves the middle unchanged)."""
+    the window padded to the network size as the net kernel pads it (which
+    leaves the rank-r value at the middle)."""
     v = numpy.asarray(volume)
     k = math.prod(ksize)
     vp = numpy.pad(v, [(s // 2, s // 2) for s in ksize])
@@ -246,8 +397,88 @@ def model_medfilt(volume, ksize):
             lo, hi = -numpy.inf, numpy.inf
         else:
             lo, hi = numpy.iinfo(v.dtype).min, numpy.iinfo(v.dtype).max
-        half = (kp - k) // 2
-        win = numpy.concatenate([win, numpy.full(v.shape + (half,), lo, v.dtype),
-                                 numpy.full(v.shape + (half,), hi, v.dtype)], axis=-1)
+        a = kp // 2 - k // 2
+        win = numpy.concatenate([win, numpy.full(v.shape + (a,), lo, v.dtype),
+                                 numpy.full(v.shape + (kp - k - a,), hi, v.dtype)], axis=-1)
     srt = numpy.sort(win, axis=-1)
     return srt[..., srt.shape[-1] // 2]
+
+
+def model_order(volume, mask, rank):
+    """NumPy reference: the rank-``rank`` value of the nonzero entries of
+    ``mask`` centred on each element of the zero-padded ``volume`` (NaN
+    sorting last, integers in their own order)."""
+    v = numpy.asarray(volume)
+    mask = numpy.asarray(mask, bool)
+    vp = numpy.pad(v, [(s // 2, s // 2) for s in mask.shape])
+    win = numpy.lib.stride_tricks.sliding_window_view(vp, mask.shape)
+    win = win.reshape(v.shape + (-1,))[..., mask.ravel()]
+    return numpy.sort(win, axis=-1)[..., rank]
+
+
+def _keys(v):
+    """The kernels' unsigned keys of ``v`` (Key<T>::of)."""
+    v = numpy.asarray(v)
+    if v.dtype.kind == "f":
+        bits = v.dtype.itemsize * 8
+        u = v.view(f"u{v.dtype.itemsize}")
+        sign = numpy.array(1 << (bits - 1), u.dtype)
+        k = numpy.where(u & sign, ~u, u | sign)
+        return numpy.where(numpy.isnan(v), numpy.array(~numpy.array(0, u.dtype)), k)
+    if v.dtype.kind == "i":
+        u = v.view(f"u{v.dtype.itemsize}")
+        return u ^ numpy.array(1 << (v.dtype.itemsize * 8 - 1), u.dtype)
+    return v
+
+
+def model_sliding(volume, mask, rank, axis, run, init=0):
+    """NumPy model of the ring and window kernels' algorithm on the keys:
+    runs of ``run`` outputs along ``axis``, the first of each by a bitwise
+    selection (``init`` 1, or 0 with more than twice as many keys as key
+    bits) or by refinement from the centre key, the others by refinement
+    from the previous answer. Returns ``(keys, passes)``: the selected keys
+    and the refinement passes per output (the same shape)."""
+    key = _keys(volume)
+    mask = numpy.asarray(mask, bool)
+    U = key.dtype.type
+    bits = key.dtype.itemsize * 8
+    kp = numpy.pad(key, [(s // 2, s // 2) for s in mask.shape],
+                   constant_values=_keys(numpy.zeros(1, volume.dtype))[0])
+    win = numpy.lib.stride_tricks.sliding_window_view(kp, mask.shape)
+    win = win.reshape(key.shape + (-1,))[..., mask.ravel()]     # [..., k]
+    win = numpy.moveaxis(win, axis, 0)                             # [n, ..., k]
+    cen = numpy.moveaxis(key, axis, 0)
+    n, k = win.shape[0], win.shape[-1]
+    out = numpy.zeros(win.shape[:-1], key.dtype)
+    passes = numpy.zeros(win.shape[:-1], numpy.int64)
+    one = U(1)
+    for s in range(n):
+        w = win[s]
+        if s % run == 0:
+            if init == 1 or (init == 0 and k > 2 * bits):
+                res = numpy.zeros(w.shape[:-1], key.dtype)
+                for b in range(bits - 1, -1, -1):
+                    hi = res | U((1 << b) - 1)
+                    cnt = (w <= hi[..., None]).sum(-1)
+                    res = numpy.where(cnt <= rank, res | U(1 << b), res)
+                out[s] = res
+                continue
+            g = cen[s].copy()
+        else:
+            g = out[s - 1].copy()
+        todo = numpy.ones(g.shape, bool)
+        with numpy.errstate(over="ignore"):
+            while todo.any():
+                passes[s] += todo
+                lt = (w < g[..., None]).sum(-1)
+                eq = (w == g[..., None]).sum(-1)
+                up = (w - g[..., None] - one).min(-1)
+                dn = (g[..., None] - one - w).min(-1)
+                below, above = rank < lt, rank >= lt + eq
+                newg = numpy.where(below, g - one - dn, numpy.where(above, g + one + up, g))
+                done = numpy.where(below, rank + 1 == lt,
+                                   numpy.where(above, rank == lt + eq, True))
+                g = numpy.where(todo, newg, g)
+                todo &= ~done
+        out[s] = g
+    return numpy.moveaxis(out, 0, axis), numpy.moveaxis(passes, 0, axis)
