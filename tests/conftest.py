@@ -26,16 +26,30 @@ def _gpu_reason():
     return None
 
 
+_no_gpu = []  # [reason] once the GPU tests of this session are skipped
+
+
 def pytest_collection_modifyitems(config, items):
     if not any(item.get_closest_marker("gpu") for item in items):
         return
     reason = _gpu_reason()
     if reason is None:
         return
+    _no_gpu.append(reason)
     skip = pytest.mark.skip(reason=reason)
     for item in items:
         if item.get_closest_marker("gpu"):
             item.add_marker(skip)
+
+
+def _fold_no_gpu_skip(report):
+    """Give every no-GPU skip one location (this file, no line), so that
+    ``-ra`` prints them as one line with their count instead of one line per
+    test; the summary's other lines stay visible."""
+    if (_no_gpu and report.skipped and report.when == "setup"
+            and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3
+            and report.longrepr[2].endswith(_no_gpu[0])):
+        report.longrepr = (__file__, None, report.longrepr[2])
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -61,6 +75,7 @@ _poisoned = []  # [(nodeid, error name)] once a sticky error was seen
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
+    _fold_no_gpu_skip(report)
     if _poisoned or not report.failed or item.get_closest_marker("gpu") is None:
         return
     text = str(report.longrepr)
