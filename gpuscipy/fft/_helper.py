@@ -5,6 +5,7 @@ Everything that only looks at shapes and arguments is a pure function of
 them (no device access), so the CPU tests check it against SciPy.
 """
 
+import bisect
 import math
 import operator
 from numbers import Number
@@ -184,14 +185,24 @@ def is_device_array(x):
 
 
 def as_device(x, name="x"):
-    """``x`` if it is a gpuscipy_core array, else TypeError (no hidden
-    host-to-device copies)."""
+    """``x`` as a gpuscipy_core array: device arrays as they are, anything
+    else (NumPy arrays, lists, scalars, objects with
+    ``__cuda_array_interface__``) through ``gpuscipy_core.asarray`` -- the
+    rule of every gpuscipy module: host input is copied to the device and
+    the result stays there. TypeError (naming ``name``) for what NumPy
+    cannot read as an array of numbers."""
     import gpuscipy_core as gp
     if isinstance(x, gp.ndarray):
         return x
-    raise TypeError(f"{name} must be a gpuscipy_core.ndarray (got "
-                    f"{type(x).__name__}); copy host data with "
-                    "gpuscipy_core.asarray first")
+    try:
+        d = gp.asarray(x)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{name} must be an array_like of numbers (got "
+                        f"{type(x).__name__}: {e})") from None
+    if d.dtype.kind not in "biufc":
+        raise TypeError(f"{name} must be an array_like of numbers (got "
+                        f"{type(x).__name__} of dtype {d.dtype})")
+    return d
 
 
 def fix_shape(x, shape, axes, dtype):
@@ -487,7 +498,9 @@ def next_fast_len(target, real=False):
     -----
     Pure Python integer arithmetic on the host, exact for any size (SciPy
     raises OverflowError beyond the C ``ssize_t`` range). Targets up to 6
-    are returned as they are (0 included). Otherwise, for every product
+    are returned as they are (0 included). Up to ``2**40`` the answer is
+    looked up in a sorted table of the 7-smooth numbers (built once);
+    beyond it, for every product
     ``p = 3**b * 5**c * 7**d`` up to about ``target``, the smallest
     power-of-two multiple ``p * 2**a >= target`` is formed and the
     smallest of these is returned: ``O(log(target)**3)`` candidates.
@@ -505,7 +518,51 @@ def next_fast_len(target, real=False):
     if t <= 6:
         return t
     if real:
-        return 2 * next_fast_len(-(-t // 2))
+        t = -(-t // 2)
+        return 2 * (t if t <= 6 else _smooth_at_least(t))
+    return _smooth_at_least(t)
+
+
+#: Every 7-smooth number up to 2**40, sorted (about 10,000 of them), built on
+#: first use: ``next_fast_len`` is called several times by each convolution
+#: plan, and the search below costs tens of microseconds in Python.
+_TABLE_LIMIT = 1 << 40
+_smooth_table = None
+
+
+def _smooth_numbers(limit):
+    out = []
+    p7 = 1
+    while p7 <= limit:
+        p5 = p7
+        while p5 <= limit:
+            p3 = p5
+            while p3 <= limit:
+                p2 = p3
+                while p2 <= limit:
+                    out.append(p2)
+                    p2 <<= 1
+                p3 *= 3
+            p5 *= 5
+        p7 *= 7
+    out.sort()
+    return out
+
+
+def _smooth_at_least(t):
+    """The smallest 7-smooth number >= ``t`` (``t`` > 0)."""
+    global _smooth_table
+    if t <= _TABLE_LIMIT:
+        if _smooth_table is None:
+            _smooth_table = _smooth_numbers(_TABLE_LIMIT)
+        return _smooth_table[bisect.bisect_left(_smooth_table, t)]
+    return _search_smooth(t)
+
+
+def _search_smooth(t):
+    """``_smooth_at_least`` for any size: for every product
+    ``3**b * 5**c * 7**d`` up to about ``t``, its smallest power-of-two
+    multiple ``>= t``; the least of these."""
     best = None
     # enumerate 7-smooth numbers >= t close to t
     p7 = 1

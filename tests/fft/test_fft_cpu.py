@@ -576,3 +576,17 @@ def test_items_per_row_cover_kernels():
     for op in rt.KERNELS:
         for N in (2, 3, 8, 9):
             assert rt._items_per_row(op, N) >= 1
+
+
+def test_next_fast_len_table_matches_the_search():
+    """The table lookup and the exact search agree (around every power of
+    two, on random targets, across the table's limit)."""
+    rng = np.random.default_rng(457)
+    ts = list(range(7, 3000))
+    ts += [(1 << k) + d for k in range(3, 45) for d in (-1, 0, 1)]
+    ts += [int(v) for v in rng.integers(7, 1 << 42, 2000)]
+    for t in ts:
+        assert _helper.next_fast_len(t) == _helper._search_smooth(t), t
+        half = -(-t // 2)
+        want = 2 * (half if half <= 6 else _helper._search_smooth(half))
+        assert _helper.next_fast_len(t, real=True) == want, t

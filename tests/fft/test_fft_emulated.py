@@ -95,7 +95,7 @@ def test_r2r_nd(fake, name, type):
     "test_real_transforms_keep_cufft_alignment",
     "test_empty_and_size_one", "test_errors_like_scipy", "test_freq_and_shift",
     "test_scipy_backend_dispatch", "test_irfft_does_not_touch_input_and_overwrite_x_accepted",
-    "test_plan_cache_reuse_and_eviction"])
+    "test_plan_cache_reuse_and_eviction", "test_repeated_calls_take_the_remembered_route"])
 def test_misc(fake, test):
     getattr(G, test)()
 

@@ -269,8 +269,15 @@ def test_errors_like_scipy():
     gp = _gp()
     with pytest.raises(NotImplementedError):
         gfft.fft(gp.asarray(x), plan=object())
-    with pytest.raises(TypeError, match="gpuscipy_core.ndarray"):
-        gfft.fft(x)
+    # host input is copied to the device, as in gpuscipy.signal and linalg
+    for host in (x, x.tolist()):
+        got = gfft.fft(host)
+        assert isinstance(got, gp.ndarray)
+        np.testing.assert_allclose(gp.asnumpy(got), sfft.fft(x), rtol=1e-12, atol=1e-12)
+    got = gfft.rfft2(x.astype(np.float32))
+    assert isinstance(got, gp.ndarray) and got.dtype == np.complex64
+    with pytest.raises(TypeError, match="x must be an array_like of numbers"):
+        gfft.fft(object())
 
 
 # ---------------------------------------------------------------------------
@@ -373,6 +380,49 @@ def test_plan_cache_reuse_and_eviction():
         _same(gfft.fft, sfft.fft, xh)        # re-created after eviction
     finally:
         cache.set_limits(max_plans=old["max_plans"], max_bytes=old["max_bytes"])
+
+
+def test_repeated_calls_take_the_remembered_route():
+    """A call repeated with the same arguments skips the checks (_FAST);
+    its answers must stay SciPy's whatever changes between calls: the
+    norm, n, the axis, the dtype, a transposed or odd-offset view, and
+    plans evicted from the cache meanwhile."""
+    from gpuscipy.fft import _basic
+    gp = _gp()
+    _basic._FAST.clear()
+    cases = []
+    for dt in ("f4", "f8", "c8", "c16"):
+        for shape in ((5,), (3, 8), (4, 100), (2, 3, 10), (6, 7)):
+            for kw in ({}, dict(norm="ortho"), dict(norm="forward"), dict(n=12),
+                       dict(axis=0), dict(n=shape[-1]), dict(axis=-1)):
+                cases.append((dt, shape, kw))
+    for rep in range(2):
+        for dt, shape, kw in cases:
+            xh = _data(shape, dt, seed=len(cases))
+            _same(gfft.fft, sfft.fft, xh, **kw)
+            _same(gfft.ifft, sfft.ifft, xh, **kw)
+            if np.dtype(dt).kind == "f":
+                _same(gfft.rfft, sfft.rfft, xh, **kw)
+        if rep == 0:
+            assert _basic._FAST, "no call took the simple route"
+            gfft.plan_cache.clear()   # remembered plan keys must be re-created
+    # a view at an odd element offset of a real array: the R2C input must be
+    # realigned on every call, also on a remembered route
+    xh = _data((129,), "f4")
+    x = gp.asarray(xh)[1:].reshape(2, 64)
+    want = sfft.rfft(xh[1:].reshape(2, 64))
+    for _ in range(2):
+        _cmp(gfft.rfft(x), want)
+    # the same shape from another dtype or stream is another route
+    x8h = xh[1:].reshape(2, 64).astype("f8")
+    x8 = gp.asarray(x8h)
+    for _ in range(2):
+        _cmp(gfft.rfft(x8), sfft.rfft(x8h))
+    if hasattr(gp, "cuda"):          # the emulated core has no streams
+        with gp.cuda.Stream() as st:
+            y = gfft.rfft(x8)
+            st.synchronize()
+        _cmp(y, sfft.rfft(x8h))
 
 
 def test_non_default_stream():
