@@ -15,7 +15,7 @@ Filtering
 Convolution
     convolve, correlate, fftconvolve, oaconvolve, choose_conv_method,
     correlation_lags, convolve2d, correlate2d, hilbert, medfilt,
-    savgol_filter
+    medfilt2d, order_filter, savgol_filter
 Multirate
     upfirdn, resample, resample_poly
 Spectral analysis
@@ -37,6 +37,7 @@ from ._filter_design import (bessel, butter, cheby1, cheby2, ellip, firwin,
                              tf2sos, zpk2sos)
 from ._iir import (filtfilt, lfilter, lfilter_zi, lfiltic, sosfilt, sosfilt_zi,
                    sosfiltfilt)
+from ._order_filter import medfilt2d, order_filter
 from ._peak_finding import (argrelextrema, argrelmax, argrelmin, find_peaks,
                             peak_prominences, peak_widths)
 from ._resample import resample, resample_poly
@@ -51,7 +52,7 @@ __all__ = [
     "sosfiltfilt", "decimate",
     "convolve", "correlate", "fftconvolve", "oaconvolve", "choose_conv_method",
     "correlation_lags", "convolve2d", "correlate2d", "hilbert", "medfilt",
-    "savgol_filter",
+    "medfilt2d", "order_filter", "savgol_filter",
     "upfirdn", "resample", "resample_poly",
     "periodogram", "welch", "csd", "coherence", "spectrogram", "stft", "istft",
     "detrend",
