@@ -43,8 +43,9 @@ constexpr int kItems = 8;                    // samples per thread, maxima tiles
 constexpr int kTile = kThreads * kItems;     // samples per maxima tile
 
 // One find_peaks condition lo <= value <= hi. has_lo/has_hi: 0 open,
-// 1 scalar, 2 per-sample array (x-sized, read at the peak's index).
-// Mirrored by _peak_finding._pack_bound (struct layout: 40 bytes).
+// 1 scalar, 2 per-sample array (x-sized, read at the peak's flat index),
+// 3 per-channel array (one value per channel of a batch, read at the
+// peak's channel). Mirrored by _peak_finding._pack_bound (40 bytes).
 struct bound_t {
   const double* lo_arr;
   const double* hi_arr;
@@ -73,15 +74,16 @@ __device__ __forceinline__ double nan_value() {
   return __longlong_as_double(0x7ff8000000000000LL);
 }
 
-__device__ __forceinline__ bool within(const bound_t& b, long long at, double v) {
-  if (b.has_lo) {
-    const double lo = b.has_lo == 2 ? b.lo_arr[at] : b.lo;
-    if (!(lo <= v)) return false;
-  }
-  if (b.has_hi) {
-    const double hi = b.has_hi == 2 ? b.hi_arr[at] : b.hi;
-    if (!(v <= hi)) return false;
-  }
+// A border's value for the peak at flat index `at` of channel `ch`.
+__device__ __forceinline__ double border(int has, const double* arr, double v, long long at,
+                                         long long ch) {
+  return has == 1 ? v : arr[has == 2 ? at : ch];
+}
+
+__device__ __forceinline__ bool within(const bound_t& b, long long at, double v,
+                                       long long ch = 0) {
+  if (b.has_lo && !(border(b.has_lo, b.lo_arr, b.lo, at, ch) <= v)) return false;
+  if (b.has_hi && !(v <= border(b.has_hi, b.hi_arr, b.hi, at, ch))) return false;
   return true;
 }
 
@@ -101,52 +103,68 @@ __device__ __forceinline__ bool starts_peak(const double* __restrict__ x, long l
   return true;
 }
 
-// Peak test plus the fused plateau/height/threshold conditions.
+// Peak test plus the fused plateau/height/threshold conditions. `x` points
+// at the channel's first sample (n samples, i local); array borders are read
+// at flat index at0 + peak (per sample) or at channel ch (per channel).
 __device__ __forceinline__ bool keep_peak(const double* __restrict__ x, long long n, long long i,
-                                          const conds_t& c, long long& right) {
+                                          const conds_t& c, long long& right, long long at0 = 0,
+                                          long long ch = 0) {
   if (!starts_peak(x, n, i, right)) return false;
   const long long mid = (i + right) >> 1;
-  if (any_bound(c.plateau) && !within(c.plateau, mid, (double)(right - i + 1))) return false;
+  const long long at = at0 + mid;
+  if (any_bound(c.plateau) && !within(c.plateau, at, (double)(right - i + 1), ch)) return false;
   const double v = x[mid];
-  if (any_bound(c.height) && !within(c.height, mid, v)) return false;
+  if (any_bound(c.height) && !within(c.height, at, v, ch)) return false;
   if (any_bound(c.threshold)) {
     const double l = __dsub_rn(v, x[mid - 1]);
     const double r = __dsub_rn(v, x[mid + 1]);
     if (isnan(l) || isnan(r)) return false;   // NumPy's min/max propagate NaN
-    if (c.threshold.has_lo) {
-      const double lo = c.threshold.has_lo == 2 ? c.threshold.lo_arr[mid] : c.threshold.lo;
-      if (!(lo <= (l < r ? l : r))) return false;
-    }
-    if (c.threshold.has_hi) {
-      const double hi = c.threshold.has_hi == 2 ? c.threshold.hi_arr[mid] : c.threshold.hi;
-      if (!((l > r ? l : r) <= hi)) return false;
-    }
+    const bound_t& b = c.threshold;
+    if (b.has_lo && !(border(b.has_lo, b.lo_arr, b.lo, at, ch) <= (l < r ? l : r))) return false;
+    if (b.has_hi && !((l > r ? l : r) <= border(b.has_hi, b.hi_arr, b.hi, at, ch))) return false;
   }
   return true;
 }
 
-// Number of peaks (atomically added to *total). Blocked layout: thread t of
-// block b tests samples b*kTile + t*kItems + k.
-__device__ void count_peaks(const double* __restrict__ x, long long n, const conds_t& c,
-                            unsigned long long* total) {
+// The channel of flat sample i, advanced from (ch, base) of an earlier
+// sample of the same thread (samples come in increasing order).
+__device__ __forceinline__ void follow_channel(long long i, long long nrow, long long& ch,
+                                               long long& base) {
+  while (i - base >= nrow) {
+    ++ch;
+    base += nrow;
+  }
+}
+
+// Number of peaks (atomically added to *total) of the n = channels * nrow
+// samples of C-contiguous channels of nrow samples each (a channel's edges
+// act as signal ends). Blocked layout: thread t of block b tests samples
+// b*kTile + t*kItems + k.
+__device__ void count_peaks(const double* __restrict__ x, long long n, long long nrow,
+                            const conds_t& c, unsigned long long* total) {
   const long long first = (long long)blockIdx.x * kTile + (long long)threadIdx.x * kItems;
   unsigned int cnt = 0;
   long long right;
+  long long ch = first < n ? first / nrow : 0, base = ch * nrow;
 #pragma unroll 1   // see write_peaks
   for (int k = 0; k < kItems; ++k) {
     const long long i = first + k;
-    if (i < n && keep_peak(x, n, i, c, right)) ++cnt;
+    if (i >= n) break;
+    follow_channel(i, nrow, ch, base);
+    if (keep_peak(x + base, nrow, i - base, c, right, base, ch)) ++cnt;
   }
   cnt = __reduce_add_sync(0xffffffffu, cnt);
   if ((threadIdx.x & 31) == 0 && cnt) atomicAdd(total, (unsigned long long)cnt);
 }
 
 // One look-back pass: every peak of tile `tile` learns its rank and writes
-// row 0 (the peak index) and the requested property rows of `out`
-// ((rows, cap) int64; float rows hold float64 bits). r_* < 0: row absent.
-__device__ void write_peaks(const double* __restrict__ x, long long n, const conds_t& c,
-                            long long ntiles, void* state, long long* __restrict__ out,
-                            long long cap, int r_height, int r_plateau, int r_threshold) {
+// row 0 (the peak's index within its channel) and the requested property
+// rows of `out` ((rows, cap) int64; float rows hold float64 bits; indices
+// are channel-local). r_* < 0: row absent; r_channel: the peak's channel.
+__device__ void write_peaks(const double* __restrict__ x, long long n, long long nrow,
+                            const conds_t& c, long long ntiles, void* state,
+                            long long* __restrict__ out, long long cap, int r_height,
+                            int r_plateau, int r_threshold, int r_channel) {
   typedef gs::scan::count_op<unsigned char> Op;
   typedef long long A;
   __shared__ A warp_totals[gs::scan::kWarps];
@@ -158,15 +176,19 @@ __device__ void write_peaks(const double* __restrict__ x, long long n, const con
   __syncthreads();
   const long long tile = tile_id;
   const long long first = tile * kTile + (long long)threadIdx.x * kItems;
+  const long long ch0 = first < n ? first / nrow : 0;
   // not unrolled: unrolling the plateau loop kItems times makes NVRTC's
   // optimiser take minutes; the ends live in local memory (L1)
   long long right[kItems];
   unsigned int flags = 0;
   A total = 0;
+  long long ch = ch0, base = ch0 * nrow;
 #pragma unroll 1
   for (int k = 0; k < kItems; ++k) {
     const long long i = first + k;
-    if (i < n && keep_peak(x, n, i, c, right[k])) {
+    if (i >= n) break;
+    follow_channel(i, nrow, ch, base);
+    if (keep_peak(x + base, nrow, i - base, c, right[k], base, ch)) {
       flags |= 1u << k;
       ++total;
     }
@@ -181,13 +203,18 @@ __device__ void write_peaks(const double* __restrict__ x, long long n, const con
     if (threadIdx.x == 0) st.publish(tile, prefix + block_total, gs::scan::kStatusPrefix);
     rank += prefix;
   }
+  ch = ch0;
+  base = ch0 * nrow;
 #pragma unroll 1
   for (int k = 0; k < kItems; ++k) {
     if (!(flags >> k & 1u)) continue;
-    const long long left = first + k;
+    follow_channel(first + k, nrow, ch, base);
+    const long long left = first + k - base;
     const long long mid = (left + right[k]) >> 1;
-    const double v = x[mid];
+    const double* xc = x + base;
+    const double v = xc[mid];
     out[rank] = mid;
+    if (r_channel >= 0) out[r_channel * cap + rank] = ch;
     if (r_height >= 0) out[r_height * cap + rank] = __double_as_longlong(v);
     if (r_plateau >= 0) {
       out[r_plateau * cap + rank] = right[k] - left + 1;
@@ -195,8 +222,8 @@ __device__ void write_peaks(const double* __restrict__ x, long long n, const con
       out[(r_plateau + 2) * cap + rank] = right[k];
     }
     if (r_threshold >= 0) {
-      out[r_threshold * cap + rank] = __double_as_longlong(__dsub_rn(v, x[mid - 1]));
-      out[(r_threshold + 1) * cap + rank] = __double_as_longlong(__dsub_rn(v, x[mid + 1]));
+      out[r_threshold * cap + rank] = __double_as_longlong(__dsub_rn(v, xc[mid - 1]));
+      out[(r_threshold + 1) * cap + rank] = __double_as_longlong(__dsub_rn(v, xc[mid + 1]));
     }
     ++rank;
   }
@@ -313,30 +340,17 @@ __device__ __forceinline__ void count_kept(unsigned long long* status, bool keep
     atomicAdd(status, (unsigned long long)__popc(votes));
 }
 
-// Prominence of peaks[p] and its bases, as SciPy's _peak_prominences walks.
-__device__ void prominences(const double* __restrict__ x, long long n,
-                            const long long* __restrict__ peaks, long long m, long long wlen,
-                            tiles_t t, double* __restrict__ prom, long long* __restrict__ lbase,
-                            long long* __restrict__ rbase, bound_t cond,
-                            unsigned char* __restrict__ keep, unsigned long long* status) {
-  const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= m) return;
-  const long long peak = peaks[p];
-  if (peak < 0 || peak > n - 1) {
-    atomicMax(status + 1, (unsigned long long)(m - p));
-    if (keep) keep[p] = 0;
-    return;
-  }
-  long long i_min = 0, i_max = n - 1;
-  if (wlen >= 2) {
-    i_min = peak - wlen / 2 > 0 ? peak - wlen / 2 : 0;
-    i_max = peak + wlen / 2 < n - 1 ? peak + wlen / 2 : n - 1;
-  }
+// SciPy's prominence walk from flat index `peak` within [i_min, i_max]:
+// the prominence, and the bases (flat indices) in lb, rb.
+__device__ __forceinline__ double walk_prominence(const double* __restrict__ x, long long peak,
+                                                  long long i_min, long long i_max,
+                                                  const tiles_t& t, long long& lb,
+                                                  long long& rb) {
   const double xp = x[peak];
   const long long B = 1LL << t.lg, mask = B - 1;
 
   double left_min = xp;
-  long long lb = peak;
+  lb = peak;
   long long i = peak;
   while (i >= i_min) {
     if (t.mx && (i & mask) == mask && i - mask >= i_min) {
@@ -362,7 +376,7 @@ __device__ void prominences(const double* __restrict__ x, long long n,
   }
 
   double right_min = xp;
-  long long rb = peak;
+  rb = peak;
   i = peak;
   while (i <= i_max) {
     if (t.mx && (i & mask) == 0 && i + mask <= i_max) {
@@ -386,8 +400,30 @@ __device__ void prominences(const double* __restrict__ x, long long n,
     }
     ++i;
   }
+  return __dsub_rn(xp, right_min > left_min ? right_min : left_min);
+}
 
-  const double pr = __dsub_rn(xp, right_min > left_min ? right_min : left_min);
+// Prominence of peaks[p] and its bases, as SciPy's _peak_prominences walks.
+__device__ void prominences(const double* __restrict__ x, long long n,
+                            const long long* __restrict__ peaks, long long m, long long wlen,
+                            tiles_t t, double* __restrict__ prom, long long* __restrict__ lbase,
+                            long long* __restrict__ rbase, bound_t cond,
+                            unsigned char* __restrict__ keep, unsigned long long* status) {
+  const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= m) return;
+  const long long peak = peaks[p];
+  if (peak < 0 || peak > n - 1) {
+    atomicMax(status + 1, (unsigned long long)(m - p));
+    if (keep) keep[p] = 0;
+    return;
+  }
+  long long i_min = 0, i_max = n - 1;
+  if (wlen >= 2) {
+    i_min = peak - wlen / 2 > 0 ? peak - wlen / 2 : 0;
+    i_max = peak + wlen / 2 < n - 1 ? peak + wlen / 2 : n - 1;
+  }
+  long long lb, rb;
+  const double pr = walk_prominence(x, peak, i_min, i_max, t, lb, rb);
   prom[p] = pr;
   lbase[p] = lb;
   rbase[p] = rb;
@@ -397,6 +433,47 @@ __device__ void prominences(const double* __restrict__ x, long long n,
     keep[p] = k ? 1 : 0;
     count_kept(status, k);
   }
+}
+
+// SciPy's width walk of the peak at flat index `peak` from the reference
+// height towards its bases i_min, i_max (flat), with the interpolated ends
+// in coordinates local to the channel starting at flat index `base` (nrow
+// samples); returns the width.
+__device__ __forceinline__ double walk_width(const double* __restrict__ x, long long peak,
+                                             long long i_min, long long i_max, double height,
+                                             const tiles_t& t, long long base, long long nrow,
+                                             double& left_ip, double& right_ip) {
+  const long long B = 1LL << t.lg, mask = B - 1;
+  long long i = peak;
+  while (i_min < i) {
+    if (t.mn && (i & mask) == mask && i - mask > i_min) {
+      if (height < t.mn[i >> t.lg]) {   // whole tile above height, no NaN
+        i -= B;
+        continue;
+      }
+    }
+    if (!(height < x[i])) break;
+    --i;
+  }
+  left_ip = (double)(i - base);
+  if (x[i] < height && i + 1 < base + nrow)
+    left_ip = __dadd_rn(left_ip, __ddiv_rn(__dsub_rn(height, x[i]), __dsub_rn(x[i + 1], x[i])));
+
+  i = peak;
+  while (i < i_max) {
+    if (t.mn && (i & mask) == 0 && i + mask < i_max) {
+      if (height < t.mn[i >> t.lg]) {
+        i += B;
+        continue;
+      }
+    }
+    if (!(height < x[i])) break;
+    ++i;
+  }
+  right_ip = (double)(i - base);
+  if (x[i] < height && i >= base + 1)
+    right_ip = __dsub_rn(right_ip, __ddiv_rn(__dsub_rn(height, x[i]), __dsub_rn(x[i - 1], x[i])));
+  return __dsub_rn(right_ip, left_ip);
 }
 
 // Width of peaks[p] at rel_height of its prominence, as SciPy's _peak_widths.
@@ -416,39 +493,8 @@ __device__ void widths(const double* __restrict__ x, long long n,
     return;
   }
   const double height = __dsub_rn(x[peak], __dmul_rn(prom[p], rel_height));
-  const long long B = 1LL << t.lg, mask = B - 1;
-
-  long long i = peak;
-  while (i_min < i) {
-    if (t.mn && (i & mask) == mask && i - mask > i_min) {
-      if (height < t.mn[i >> t.lg]) {   // whole tile above height, no NaN
-        i -= B;
-        continue;
-      }
-    }
-    if (!(height < x[i])) break;
-    --i;
-  }
-  double left_ip = (double)i;
-  if (x[i] < height && i + 1 < n)
-    left_ip = __dadd_rn(left_ip, __ddiv_rn(__dsub_rn(height, x[i]), __dsub_rn(x[i + 1], x[i])));
-
-  i = peak;
-  while (i < i_max) {
-    if (t.mn && (i & mask) == 0 && i + mask < i_max) {
-      if (height < t.mn[i >> t.lg]) {
-        i += B;
-        continue;
-      }
-    }
-    if (!(height < x[i])) break;
-    ++i;
-  }
-  double right_ip = (double)i;
-  if (x[i] < height && i >= 1)
-    right_ip = __dsub_rn(right_ip, __ddiv_rn(__dsub_rn(height, x[i]), __dsub_rn(x[i - 1], x[i])));
-
-  const double w = __dsub_rn(right_ip, left_ip);
+  double left_ip, right_ip;
+  const double w = walk_width(x, peak, i_min, i_max, height, t, 0, n, left_ip, right_ip);
   out[p] = w;
   out[cap + p] = height;
   out[2 * cap + p] = left_ip;

@@ -108,14 +108,16 @@ def _header():
 
 _WRAPPERS = """
 #define GS_PEAKS_KERNEL extern "C" __global__ void __launch_bounds__(256)
-GS_PEAKS_KERNEL gs_peaks_count(const double* x, long long n, gspeaks::conds_t c,
-                               unsigned long long* total) {
-  gspeaks::count_peaks(x, n, c, total);
+GS_PEAKS_KERNEL gs_peaks_count(const double* x, long long n, long long nrow,
+                               gspeaks::conds_t c, unsigned long long* total) {
+  gspeaks::count_peaks(x, n, nrow, c, total);
 }
-GS_PEAKS_KERNEL gs_peaks_write(const double* x, long long n, gspeaks::conds_t c,
-                               long long ntiles, void* state, long long* out, long long cap,
-                               int r_height, int r_plateau, int r_threshold) {
-  gspeaks::write_peaks(x, n, c, ntiles, state, out, cap, r_height, r_plateau, r_threshold);
+GS_PEAKS_KERNEL gs_peaks_write(const double* x, long long n, long long nrow,
+                               gspeaks::conds_t c, long long ntiles, void* state, long long* out,
+                               long long cap, int r_height, int r_plateau, int r_threshold,
+                               int r_channel) {
+  gspeaks::write_peaks(x, n, nrow, c, ntiles, state, out, cap, r_height, r_plateau,
+                       r_threshold, r_channel);
 }
 GS_PEAKS_KERNEL gs_peaks_compact(const unsigned char* flags, long long m, long long ntiles,
                                  void* state, gspeaks::rows_t src, int nrows, long long* dst,
@@ -145,14 +147,21 @@ GS_PEAKS_KERNEL gs_peaks_widths(const double* x, long long n, const long long* p
 """
 
 PEAK_KERNELS = ("gs_peaks_count", "gs_peaks_write", "gs_peaks_compact",
-                "gs_peaks_summaries", "gs_peaks_prominences", "gs_peaks_widths")
+                "gs_peaks_summaries", "gs_peaks_prominences", "gs_peaks_widths",
+                # _peak_finding_batch.cuh
+                "gs_peaks_distance", "gs_peaks_prominences_rows", "gs_peaks_widths_rows",
+                "gs_peaks_channel_counts", "gs_peaks_channel_offsets",
+                "gs_peaks_summaries_warp")
 
 
 @functools.lru_cache(maxsize=None)
 def peaks_source():
     """CUDA source of the find_peaks kernels (one module; all float64):
-    the header text, then the ``extern "C"`` kernels of ``PEAK_KERNELS``."""
-    return _header() + _WRAPPERS % {"items": COMPACT_ITEMS}
+    the two headers' text (``_peak_finding.cuh``, then the batch stages of
+    ``_peak_finding_batch.cuh`` with their ``extern "C"`` kernels), then the
+    other kernels of ``PEAK_KERNELS``."""
+    return (_header() + read_source(os.path.join(_HERE, "_peak_finding_batch.cuh"))
+            + _WRAPPERS % {"items": COMPACT_ITEMS})
 
 
 @functools.lru_cache(maxsize=None)
@@ -352,6 +361,20 @@ def _greedy_round(peaks, rank, und, dd):
     return root, numpy.cumsum(cover[:k]) > 0
 
 
+def distance_samples(distance):
+    """SciPy's ``distance`` in samples (int), or None when it removes
+    nothing: SciPy converts ceil(distance) to intp, and NaN (which
+    ``distance < 1`` lets through), inf and values >= 2^63 become x86's
+    "integer indefinite" INT64_MIN, than which no two peaks are closer.
+    Values above 2^62 (wider than any signal) are clipped to it."""
+    if distance is None:
+        return None
+    d = numpy.ceil(numpy.float64(distance))
+    if not d < 2.0 ** 63:
+        return None
+    return int(min(d, 2.0 ** 62))
+
+
 def select_by_peak_distance(peaks, priority, distance):
     """Host selection of SciPy's ``distance`` condition.
 
@@ -372,13 +395,9 @@ def select_by_peak_distance(peaks, priority, distance):
     peaks = numpy.asarray(peaks, dtype=numpy.intp)
     m = peaks.size
     keep = numpy.ones(m, dtype=bool)
-    d = numpy.ceil(numpy.float64(distance))
-    # SciPy converts ceil(distance) to intp: NaN (which `distance < 1` lets
-    # through), inf and values >= 2^63 become x86's "integer indefinite"
-    # INT64_MIN, and no peak is then closer than the distance
-    if m < 2 or not d < 2.0 ** 63:
+    dd = distance_samples(distance)
+    if m < 2 or dd is None:
         return keep
-    dd = int(min(d, 2.0 ** 62))
     order = numpy.argsort(numpy.asarray(priority, dtype=numpy.float64))
     rank = numpy.empty(m, numpy.int64)
     rank[order] = numpy.arange(m)
@@ -428,35 +447,6 @@ def select_by_peak_distance(peaks, priority, distance):
 
 
 # ------------------------------------------------------- device stages
-
-def _local_maxima(x, conds, heights, plateau, threshold):
-    """Peaks of ``x`` meeting the fused conditions, as ``(rows, m)`` int64
-    rows: 0 peaks, then heights (if asked), plateau sizes / left / right
-    edges, left / right thresholds. Returns ``(buf, row_of)``."""
-    n = x.size
-    row_of, r = {}, 1
-    if heights:
-        row_of["heights"], r = r, r + 1
-    if plateau:
-        row_of["plateau"], r = r, r + 3
-    if threshold:
-        row_of["threshold"], r = r, r + 2
-    if n < 3:
-        return gp.empty((r, 0), _I8), row_of
-    ntiles = -(-n // TILE)
-    state = gp.zeros((2 + 2 * ntiles + 1,), _I8)   # look-back state, then the count
-    total = state[2 + 2 * ntiles:]
-    c = b"".join(_pack_bound(b) for b in conds)
-    _kernel("gs_peaks_count")((ntiles, 1, 1), (THREADS, 1, 1), (x, n, c, total))
-    m = int(total.get()[0])
-    buf = gp.empty((r, m), _I8)
-    if m:
-        _kernel("gs_peaks_write")(
-            (ntiles, 1, 1), (THREADS, 1, 1),
-            (x, n, c, ntiles, state, buf, m,
-             *(numpy.int32(row_of.get(k, -1)) for k in ("heights", "plateau", "threshold"))))
-    return buf, row_of
-
 
 def _state_words(m):
     """int64 words of the zeroed look-back state of a compaction of m rows."""
@@ -774,12 +764,15 @@ def find_peaks(x, height=None, threshold=None, distance=None, prominence=None,
 
     Notes
     -----
-    Device synchronisations: one for the number of peaks; with
-    ``distance``, one copy of the peaks and heights to the host, where the
-    greedy selection runs (see the module notes: its tie order is NumPy's
-    argsort's); one for each of the prominence and width stages that filter
-    (they also carry the warnings).
+    The stages of :func:`find_peaks_batch` on one channel: two device
+    synchronisations (the number of peaks after the fused plateau, height
+    and threshold conditions; the final count with the warnings), whatever
+    the conditions. ``distance`` runs on the GPU unless the peaks it must
+    choose between include two of equal height whose order decides the
+    outcome; then it runs on the host with NumPy's argsort, the order SciPy
+    uses (one more copy each way).
     """
+    from ._peak_finding_batch import find_peaks_rows, stage_bound
     x = _x_as_expected(x)
     if distance is not None and distance < 1:
         raise ValueError("`distance` must be greater or equal to 1")
@@ -787,83 +780,22 @@ def find_peaks(x, height=None, threshold=None, distance=None, prominence=None,
     pl = _condition(plateau_size, n) if plateau_size is not None else None
     hb = _condition(height, n) if height is not None else None
     tb = _condition(threshold, n) if threshold is not None else None
+    wl, rel, wb = -1, 0.5, None
     if prominence is not None or width is not None:
-        wlen = _wlen_as_expected(wlen)
+        wl = _wlen_as_expected(wlen)
     pb = _condition(prominence, n) if prominence is not None else None
     if width is not None:
         rel = _rel_height(rel_height)
         wb = _condition(width, n)
-    pl, hb, tb, pb = (_device_bound(b) for b in (pl, hb, tb, pb))
-
-    # plateau, height, threshold: fused into the local-maximum test
-    need_h = hb is not None or distance is not None
-    buf, row_of = _local_maxima(x, (pl, hb, tb), need_h, pl is not None, tb is not None)
-    table = {"peaks": buf[0]}
-    if pl is not None:
-        r = row_of["plateau"]
-        for i, k in enumerate(("plateau_sizes", "left_edges", "right_edges")):
-            table[k] = buf[r + i]
-    if need_h:
-        table["peak_heights" if hb is not None else "_heights"] = buf[row_of["heights"]]
-    if tb is not None:
-        r = row_of["threshold"]
-        table["left_thresholds"], table["right_thresholds"] = buf[r], buf[r + 1]
-
-    # status words and the look-back states of up to three compactions
-    # (distance, prominence, width), zeroed at once
-    words = _state_words(max(buf.shape[1], 1))
-    scratch = gp.zeros((8 + 3 * words,), _I8)
-    status = scratch[:8]
-    states = [scratch[8 + k * words:8 + (k + 1) * words] for k in range(3)]
-
-    if distance is not None:
-        m = buf.shape[1]
-        table.pop("_heights", None)
-        if m > 1:
-            host = buf[:2].get()          # peaks and heights: rows 0 and 1
-            keep = select_by_peak_distance(host[0], host[1].view(numpy.float64), distance)
-            count = int(keep.sum())
-            if count < m:
-                names, out = _compact(table, gp.asarray(keep.view(numpy.uint8)), count,
-                                      states[0])
-                table = _rows(names, out, count)
-
-    if prominence is not None or width is not None:
-        peaks = table["peaks"]
-        m = peaks.size
-        tiles, _sm = _tiles(x) if m else (None, None)
-        keep = gp.empty((m,), _U1) if pb is not None else None
-        prom = _launch_prominences(x, peaks, wlen, tiles, pb, keep, status)
-        table.update(prominences=prom[0], left_bases=prom[1], right_bases=prom[2])
-        warned = False
-        if pb is not None and m:
-            names, out = _compact(table, keep, m, states[1])
-            st = status.get()
-            if st[2]:
-                _warn("prominence")
-            warned = True
-            table = _rows(names, out, int(st[0]))
-        if width is not None:
-            wb = _device_bound(wb)
-            peaks = table["peaks"]
-            m = peaks.size
-            keep = gp.empty((m,), _U1)
-            wout = _launch_widths(x, peaks, rel, table["prominences"], table["left_bases"],
-                                  table["right_bases"], tiles, wb, keep, status[4:])
-            table.update(widths=wout[0], width_heights=wout[1], left_ips=wout[2],
-                         right_ips=wout[3])
-            if m:
-                names, out = _compact(table, keep, m, states[2])
-                st = status.get()
-                if st[2] and not warned:
-                    _warn("prominence")
-                if st[7]:
-                    _warn("width")
-                table = _rows(names, out, int(st[4]))
-
-    peaks = table.pop("peaks")
-    props = {k: (v.view(_F8) if k in _FLOAT_PROPERTIES else v) for k, v in table.items()}
-    return peaks, props
+    pl, hb, tb, pb, wb = (stage_bound(_device_bound(b)) for b in (pl, hb, tb, pb, wb))
+    rows, _, zero_prominence, zero_width = find_peaks_rows(
+        x.reshape(1, n), pl, hb, tb, distance, pb, wb, wl, rel)
+    if zero_prominence:
+        _warn("prominence")
+    if zero_width:
+        _warn("width")
+    peaks = rows.pop("peaks")
+    return peaks, rows
 
 
 # --------------------------------------------------------- argrelextrema

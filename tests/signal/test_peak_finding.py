@@ -32,6 +32,7 @@ import pytest
 import scipy.signal as ss
 
 from gpuscipy.signal import _peak_finding as M
+from gpuscipy.signal import _peak_finding_batch as B
 
 gpu = pytest.mark.gpu
 PPW = M.PeakPropertyWarning
@@ -91,10 +92,11 @@ def model_tile_summaries(x, lg):
     return mx, mn, il, ir
 
 
-def model_prominences(x, peaks, wlen=-1, lg=None, summaries=None):
+def model_prominences(x, peaks, wlen=-1, lg=None, summaries=None, lo=None, hi=None):
     """The ``prominences`` kernel: per peak, walks left and right, crossing
     whole tiles whose max is <= the peak (tiles of 2^lg samples; their
-    summaries computed here unless given)."""
+    summaries computed here unless given). ``lo``, ``hi``: per peak, the
+    first and last sample of its channel (default: the whole signal)."""
     x = np.asarray(x, dtype=np.float64)
     n = x.size
     s = summaries if summaries is not None else model_tile_summaries(x, lg) if lg else None
@@ -105,9 +107,9 @@ def model_prominences(x, peaks, wlen=-1, lg=None, summaries=None):
     for p, peak in enumerate(peaks):
         if not 0 <= peak <= n - 1:
             raise ValueError(f"peak {peak} is not a valid index for `x`")
-        i_min, i_max = 0, n - 1
+        i_min, i_max = (0, n - 1) if lo is None else (lo[p], hi[p])
         if wlen >= 2:
-            i_min, i_max = max(peak - wlen // 2, 0), min(peak + wlen // 2, n - 1)
+            i_min, i_max = max(peak - wlen // 2, i_min), min(peak + wlen // 2, i_max)
         xp = x[peak]
         found = []
         for step in (-1, 1):
@@ -133,9 +135,10 @@ def model_prominences(x, peaks, wlen=-1, lg=None, summaries=None):
 
 
 def model_widths(x, peaks, rel_height, prominences, left_bases, right_bases, lg=None,
-                 summaries=None):
+                 summaries=None, base=None):
     """The ``widths`` kernel: walks towards the bases while samples are above
-    the reference height, crossing tiles whose min is above it."""
+    the reference height, crossing tiles whose min is above it. ``base``:
+    per peak, the first sample of its channel (the ends are local to it)."""
     x = np.asarray(x, dtype=np.float64)
     s = summaries if summaries is not None else model_tile_summaries(x, lg) if lg else None
     b = 1 << (lg or 0)
@@ -158,7 +161,7 @@ def model_widths(x, peaks, rel_height, prominences, left_bases, right_bases, lg=
                 if not h < x[i]:
                     break
                 i += step
-            ip = float(i)
+            ip = float(i - (0 if base is None else base[p]))
             if x[i] < h:
                 ip -= step * ((h - x[i]) / (x[i - step] - x[i]))
             ends.append(ip)
@@ -181,6 +184,51 @@ def model_fused(x, plateau, height, threshold):
             keep &= _within((threshold[0], None), peaks, np.minimum(lt, rt))
             keep &= _within((None, threshold[1]), peaks, np.maximum(lt, rt))
     return left, right, keep
+
+
+def model_distance(pos, h, d, max_rounds):
+    """``select_by_distance`` on one channel: ``(keep, flagged)``.
+
+    Rounds: every undecided peak that outranks (height, then position) all
+    peaks not yet removed within its window is kept and removes its window.
+    Flagged: more than ``max_rounds`` rounds, or a removed peak with no kept
+    neighbour of strictly greater height within ``d``."""
+    pos = np.asarray(pos, np.int64)
+    h = np.asarray(h, np.float64)
+    m = pos.size
+    st = np.full(m, 2, np.uint8)
+    if m == 0:
+        return np.zeros(0, bool), False
+    gaps = np.diff(pos) < d
+    contested = np.zeros(m, bool)
+    contested[:-1] |= gaps
+    contested[1:] |= gaps
+    st[~contested] = 1
+    lo = np.searchsorted(pos, pos - d, "right")
+    hi = np.searchsorted(pos, pos + d, "left")
+    rank = np.empty(m, np.int64)
+    rank[np.lexsort((np.arange(m), h))] = np.arange(m)   # -0.0 ties 0.0
+    rounds = 0
+    while (st == 2).any():
+        if rounds == max_rounds:
+            return st == 1, True
+        active = np.where(st == 0, -1, rank)
+        root = (st == 2) & (M._window_max(active, lo, hi) == rank)
+        cover = (np.bincount(lo[root], minlength=m + 1)
+                 - np.bincount(hi[root], minlength=m + 1))
+        st[np.cumsum(cover[:m]) > 0] = 0
+        st[root] = 1
+        rounds += 1
+    kept = np.flatnonzero(st == 1)
+    removed = np.flatnonzero(st == 0)
+    j = np.searchsorted(pos[kept], pos[removed])      # kept neighbours: j - 1, j
+    strict = np.zeros(removed.size, bool)
+    for k in (j - 1, j):
+        ok = (k >= 0) & (k < kept.size)
+        kk = kept[np.clip(k, 0, max(kept.size - 1, 0))] if kept.size else removed
+        near = ok & (np.abs(pos[kk] - pos[removed]) < d) & (h[kk] > h[removed])
+        strict |= near
+    return st == 1, bool(removed.size and not strict.all())
 
 
 def model_find_peaks(x, height=None, threshold=None, distance=None, prominence=None,
@@ -673,13 +721,68 @@ def _mem(addr, dtype, count):
     return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(addr), dtype)
 
 
-def _bound(raw, n):
+class PerChannel:
+    """A per-channel border (``bound_t`` kind 3) read by the emulator."""
+
+    def __init__(self, values):
+        self.values = values
+
+
+def _bound(raw, n, channels=1):
     lo_p, hi_p, lo, hi, has_lo, has_hi = struct.unpack("<QQddii", raw)
 
     def part(has, v, p):
-        assert has in (0, 1, 2)
+        assert has in (0, 1, 2, 3)
+        if has == 3:
+            return PerChannel(_mem(p, np.float64, channels).copy())
         return None if has == 0 else v if has == 1 else _mem(p, np.float64, n).copy()
     return part(has_lo, lo, lo_p), part(has_hi, hi, hi_p)
+
+
+def _channel_bound(b, c, nrow):
+    """Channel c's view of a batch border: per-sample rows sliced,
+    per-channel values picked."""
+    if b is None:
+        return None
+
+    def one(v):
+        if isinstance(v, PerChannel):
+            return float(v.values[c])
+        if isinstance(v, np.ndarray):
+            return v[c * nrow:(c + 1) * nrow]
+        return v
+    return one(b[0]), one(b[1])
+
+
+def _within_at(b, flat, chan, v, nrow):
+    """``within`` for candidates at flat indices of channels ``chan``."""
+    keep = np.ones(np.shape(v), bool)
+    if b is None:
+        return keep
+    for side, bound in enumerate(b):
+        if bound is None:
+            continue
+        lim = (bound.values[chan] if isinstance(bound, PerChannel)
+               else bound[flat] if isinstance(bound, np.ndarray) else bound)
+        keep &= (lim <= v) if side == 0 else (v <= lim)
+    return keep
+
+
+def model_candidates(x, nrow, plateau, height, threshold):
+    """``keep_peak`` over the channels of a flat (channels * nrow) signal:
+    channel, local left and right edges of the candidates, in flat order."""
+    chans, lefts, rights = [], [], []
+    for c in range(x.size // nrow):
+        left, right, keep = model_fused(x[c * nrow:(c + 1) * nrow],
+                                        *(_channel_bound(b, c, nrow)
+                                          for b in (plateau, height, threshold)))
+        chans.append(np.full(int(keep.sum()), c))
+        lefts.append(left[keep])
+        rights.append(right[keep])
+    if not chans:
+        return (np.zeros(0, np.int64),) * 3
+    return (np.concatenate(chans).astype(np.int64), np.concatenate(lefts).astype(np.int64),
+            np.concatenate(rights).astype(np.int64))
 
 
 def _tiles(raw, n):
@@ -693,32 +796,160 @@ def _tiles(raw, n):
     return lg, s
 
 
-def _emu_count(grid, block, x, n, c, total):
+def _emu_count(grid, block, x, n, nrow, c, total):
     assert grid[0] == -(-n // M.TILE) and block[0] == M.THREADS
+    assert nrow >= 3 and n % nrow == 0
     xs = _mem(x, np.float64, n)
-    _, _, keep = model_fused(xs, *(_bound(c[40 * i:40 * i + 40], n) for i in range(3)))
-    _mem(total, np.uint64, 1)[0] += np.uint64(keep.sum())
+    conds = [_bound(c[40 * i:40 * i + 40], n, n // nrow) for i in range(3)]
+    chan, _, _ = model_candidates(xs, nrow, *conds)
+    _mem(total, np.uint64, 1)[0] += np.uint64(chan.size)
 
 
-def _emu_write(grid, block, x, n, c, ntiles, state, out, cap, r_h, r_p, r_t):
+def _emu_write(grid, block, x, n, nrow, c, ntiles, state, out, cap, r_h, r_p, r_t, r_c):
     assert grid[0] == ntiles == -(-n // M.TILE) and block[0] == M.THREADS
     assert not _mem(state, np.int64, 2 + 2 * ntiles).any(), "look-back state not zeroed"
+    assert (r_c >= 0) == (n > nrow)
     xs = _mem(x, np.float64, n)
-    left, right, keep = model_fused(xs, *(_bound(c[40 * i:40 * i + 40], n) for i in range(3)))
-    left, right = left[keep], right[keep]
+    conds = [_bound(c[40 * i:40 * i + 40], n, n // nrow) for i in range(3)]
+    chan, left, right = model_candidates(xs, nrow, *conds)
     mid = (left + right) // 2
+    flat = chan * nrow + mid
     assert mid.size == cap
-    rows = max(1, r_h + 1, r_p + 3, r_t + 2)
+    rows = max(1, r_h + 1, r_p + 3, r_t + 2, r_c + 1)
     o = _mem(out, np.int64, rows * cap).reshape(rows, cap)
     o[0] = mid
+    if r_c >= 0:
+        o[r_c] = chan
     if r_h >= 0:
-        o[r_h] = xs[mid].view(np.int64)
+        o[r_h] = xs[flat].view(np.int64)
     if r_p >= 0:
         o[r_p], o[r_p + 1], o[r_p + 2] = right - left + 1, left, right
     if r_t >= 0:
         with np.errstate(invalid="ignore"):
-            o[r_t] = (xs[mid] - xs[mid - 1]).view(np.int64)
-            o[r_t + 1] = (xs[mid] - xs[mid + 1]).view(np.int64)
+            o[r_t] = (xs[flat] - xs[flat - 1]).view(np.int64)
+            o[r_t + 1] = (xs[flat] - xs[flat + 1]).view(np.int64)
+
+
+def _channels_of(offsets, m, channels):
+    """Candidate ranges [a, b) per channel (offsets null: one channel)."""
+    if not offsets:
+        assert channels == 1
+        return np.array([0, m])
+    off = _mem(offsets, np.int64, channels + 1).copy()
+    assert off[0] == 0 and off[-1] == m and (np.diff(off) >= 0).all()
+    return off
+
+
+def _emu_distance(grid, block, pos, h, offsets, m, d, max_rounds, st, strict, counts, flags,
+                  status):
+    assert block[0] in (256, 1024) and m > 1 and d >= 1 and max_rounds >= 0
+    channels = grid[0]
+    off = _channels_of(offsets, m, channels)
+    ps, hs = _mem(pos, np.int64, m), _mem(h, np.float64, m)
+    keep_all = _mem(st, np.uint8, m)
+    _mem(strict, np.uint8, m)[:] = 0x55           # scratch
+    stw = _mem(status, np.uint64, 2)
+    for c in range(channels):
+        a, b = off[c], off[c + 1]
+        assert (np.diff(ps[a:b]) > 0).all()
+        keep, flag = model_distance(ps[a:b], hs[a:b], d, max_rounds)
+        keep_all[a:b] = keep
+        if counts:
+            _mem(counts, np.int64, channels)[c] = keep.sum()
+        if flags:
+            _mem(flags, np.uint8, channels)[c] = flag
+        stw[0] += np.uint64(keep.sum())
+        stw[1] += np.uint64(flag)
+
+
+def _batch_signal(x, nrow, chan, m):
+    """The flat signal behind a batch stage: channels up to the last one
+    a candidate names."""
+    channels = int(_mem(chan, np.int64, m).max()) + 1 if chan else 1
+    return _mem(x, np.float64, channels * nrow), channels
+
+
+def _batch_tiles(raw, nrow, n):
+    mx, mn, il, ir, lg = struct.unpack("<QQQQi4x", raw)
+    if not mx:
+        assert M.tile_log2(nrow) is None
+        return None, None
+    assert lg == M.tile_log2(nrow)
+    nt = -(-n // (1 << lg))
+    s = (_mem(mx, np.float64, nt), _mem(mn, np.float64, nt), _mem(il, np.int64, nt),
+         _mem(ir, np.int64, nt))
+    return lg, s
+
+
+def _emu_prominences_rows(grid, block, x, nrow, peaks, chan, m, wlen, tiles, pre, prom, lb,
+                          rb, cond, keep, status):
+    assert grid[0] * block[0] >= m > 0 and block[0] == M.PEAK_THREADS
+    xs, channels = _batch_signal(x, nrow, chan, m)
+    lg, s = _batch_tiles(tiles, nrow, xs.size)
+    ch = _mem(chan, np.int64, m) if chan else np.zeros(m, np.int64)
+    pk = _mem(peaks, np.int64, m)
+    pr, lbs, rbs = _mem(prom, np.float64, m), _mem(lb, np.int64, m), _mem(rb, np.int64, m)
+    kp = _mem(keep, np.uint8, m) if keep else None
+    todo = _mem(pre, np.uint8, m) != 0 if pre else np.ones(m, bool)
+    b = _bound(cond, xs.size, channels)
+    st = _mem(status, np.uint64, 4)
+    for p in np.flatnonzero(todo):
+        base = ch[p] * nrow
+        peak = base + pk[p]
+        with np.errstate(invalid="ignore"):
+            (pr[p],), (lbs[p],), (rbs[p],) = model_prominences(
+                xs, [peak], wlen, lg, s, lo=[base], hi=[base + nrow - 1])
+        lbs[p] -= base
+        rbs[p] -= base
+        st[2] |= np.uint64(pr[p] == 0)
+    if kp is not None:
+        flat = ch * nrow + pk
+        kp[:] = todo & _within_at(b, flat, ch, np.where(todo, pr, 0), nrow)
+
+
+def _emu_widths_rows(grid, block, x, nrow, peaks, chan, m, rel, prom, lb, rb, tiles, pre, out,
+                     cap, cond, keep, status):
+    assert grid[0] * block[0] >= m > 0 and cap == m and block[0] == M.PEAK_THREADS
+    xs, channels = _batch_signal(x, nrow, chan, m)
+    lg, s = _batch_tiles(tiles, nrow, xs.size)
+    ch = _mem(chan, np.int64, m) if chan else np.zeros(m, np.int64)
+    pk = _mem(peaks, np.int64, m)
+    pr, lbs, rbs = _mem(prom, np.float64, m), _mem(lb, np.int64, m), _mem(rb, np.int64, m)
+    o = _mem(out, np.float64, 4 * cap).reshape(4, cap)
+    todo = _mem(pre, np.uint8, m) != 0 if pre else np.ones(m, bool)
+    b = _bound(cond, xs.size, channels)
+    st = _mem(status, np.uint64, 4)
+    for p in np.flatnonzero(todo):
+        base = ch[p] * nrow
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = model_widths(xs, [base + pk[p]], rel, pr[p:p + 1], [base + lbs[p]],
+                             [base + rbs[p]], lg, s, base=[base])
+        o[:, p] = [w[0][0], w[1][0], w[2][0], w[3][0]]
+        st[3] |= np.uint64(o[0, p] == 0)
+    kp = _mem(keep, np.uint8, m)
+    kp[:] = todo & _within_at(b, ch * nrow + pk, ch, np.where(todo, o[0], 0), nrow)
+
+
+def _emu_channel_counts(grid, block, keep, offsets, m, counts):
+    channels = grid[0]
+    off = _channels_of(offsets, m, channels)
+    k = _mem(keep, np.uint8, m) != 0 if keep else np.ones(m, bool)
+    cs = np.concatenate([[0], np.cumsum(k)])
+    _mem(counts, np.int64, channels)[:] = cs[off[1:]] - cs[off[:-1]]
+
+
+def _emu_channel_offsets(grid, block, chan, m, channels, offsets):
+    assert grid[0] * block[0] >= m + 1 and channels > 1
+    ch = _mem(chan, np.int64, m)
+    assert (np.diff(ch) >= 0).all() and ch.min() >= 0 and ch.max() < channels
+    _mem(offsets, np.int64, channels + 1)[:] = np.searchsorted(ch, np.arange(channels + 1))
+
+
+def _emu_summaries_warp(grid, block, x, n, lg, ntiles, sm):
+    assert grid[0] * block[0] >= 32 * ntiles and ntiles == -(-n // (1 << lg)) and 8 <= lg <= 10
+    mx, mn, il, ir = model_tile_summaries(_mem(x, np.float64, n).copy(), lg)
+    s = _mem(sm, np.int64, 4 * ntiles).reshape(4, ntiles)
+    s[0], s[1], s[2], s[3] = mx.view(np.int64), mn.view(np.int64), il, ir
 
 
 def _emu_compact(grid, block, flags, m, ntiles, state, src, nrows, dst, cap):
@@ -735,7 +966,8 @@ def _emu_compact(grid, block, flags, m, ntiles, state, src, nrows, dst, cap):
 
 
 def _emu_summaries(grid, block, x, n, lg, ntiles, sm):
-    assert grid[0] == ntiles == -(-n // (1 << lg)) and lg == M.tile_log2(n)
+    # lg from the signal's length, or (a batch) from its channels' length
+    assert grid[0] == ntiles == -(-n // (1 << lg)) and 8 <= lg <= M.tile_log2(n)
     mx, mn, il, ir = model_tile_summaries(_mem(x, np.float64, n).copy(), lg)
     s = _mem(sm, np.int64, 4 * ntiles).reshape(4, ntiles)
     s[0], s[1], s[2], s[3] = mx.view(np.int64), mn.view(np.int64), il, ir
@@ -808,7 +1040,8 @@ class Emulated:
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
         assert len(grid) == 3 and len(block) == 3 and shared_mem == 0
         assert 1 <= grid[0] < 2 ** 31 and grid[1] == grid[2] == 1
-        assert block[0] in (M.THREADS, M.PEAK_THREADS) and block[1] == block[2] == 1
+        assert block[0] in (M.THREADS, M.PEAK_THREADS, B.DISTANCE_THREADS_LARGE)
+        assert block[1] == block[2] == 1
         vals = _decode(self.name, args)
         Emulated.calls.append(self.name)
         if self.name.startswith("gs_relextrema_"):
@@ -823,9 +1056,15 @@ def dev(request, monkeypatch):
     if request.param == "gpu":
         import gpuscipy_core as gp
         return gp
+    return emulate(monkeypatch)
+
+
+def emulate(monkeypatch):
+    """Run _peak_finding and _peak_finding_batch on the emulator."""
     g = host_gp()
-    monkeypatch.setattr(M, "gp", g)
-    monkeypatch.setattr(M, "_function", lambda source, name: Emulated(name))
+    for mod in (M, B):
+        monkeypatch.setattr(mod, "gp", g)
+        monkeypatch.setattr(mod, "_function", lambda source, name: Emulated(name))
     Emulated.calls.clear()
     return g
 
@@ -839,8 +1078,10 @@ def gpu_dev():
 def test_emulator_parses_every_kernel():
     sigs = _signatures()
     assert set(M.PEAK_KERNELS) <= set(sigs)
-    assert sigs["gs_peaks_write"] == ["ptr", "long long", 120, "long long", "ptr", "ptr",
-                                      "long long", "int", "int", "int"]
+    assert sigs["gs_peaks_write"] == ["ptr", "long long", "long long", 120, "long long", "ptr",
+                                      "ptr", "long long", "int", "int", "int", "int"]
+    assert sigs["gs_peaks_distance"] == ["ptr", "ptr", "ptr", "long long", "long long", "int",
+                                         "ptr", "ptr", "ptr", "ptr", "ptr"]
     assert sigs["gs_relextrema_float64"][-2:] == ["int", "int"]
 
 
