@@ -253,8 +253,11 @@ class Chain:
         n = x.shape[-1]
         offsets = xp.arange(-REFINE_HALF, REFINE_HALF + 1, dtype=np.int64)
         idx = xp.clip(peaks[:, None] + offsets[None, :], 0, n - 1)
-        best = xp.argmax(xp.abs(xp.take(x, idx)), axis=1)
-        return xp.take_along_axis(idx, best[:, None], axis=1)[:, 0]
+        # the indices are in range: mode='clip' takes them without the
+        # bounds check (on the GPU, a read back) of the default 'raise'
+        best = xp.argmax(xp.abs(xp.take(x, idx, mode="clip")), axis=1)
+        # idx[i, best[i]], without a second gather
+        return xp.clip(peaks + (best - REFINE_HALF), 0, n - 1)
 
     def heart_rate(self, peaks):
         return (60.0 * FS) / self.xp.diff(peaks)
@@ -351,8 +354,8 @@ class Chain:
         offsets = xp.arange(-REFINE_HALF, REFINE_HALF + 1, dtype=np.int64)
         idx = xp.clip(flat[:, None] + offsets[None, :], 0, n - 1)
         linear = idx + xp.asarray((rows * n)[:, None])
-        best = xp.argmax(xp.abs(xp.take(x, linear)), axis=1)
-        return xp.take_along_axis(idx, best[:, None], axis=1)[:, 0], bounds
+        best = xp.argmax(xp.abs(xp.take(x, linear, mode="clip")), axis=1)
+        return xp.clip(flat + (best - REFINE_HALF), 0, n - 1), bounds
 
 
 # ---------------------------------------------------------------------------
