@@ -965,8 +965,11 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
     14(4), 1988; LAPACK's ``?gecon``). For ``M <= 32`` one warp per matrix
     factors, inverts and estimates in one launch (``_batched_lu.cuh``);
     larger matrices run cuSOLVER ``cusolverDnXgetrf`` and
-    ``cusolverDnXgetrs`` against the identity, one matrix at a time. The
-    ``info`` and ``rcond`` arrays are read back once each.
+    ``cusolverDnXgetrs`` against the identity, one matrix at a time, and
+    take ``||A^-1||_1`` from the computed inverse itself (no estimate, so
+    rcond is at most LAPACK's estimated value; the warning can come for
+    matrices whose estimate lies just above eps). The ``info`` and
+    ``rcond`` arrays are read back once each.
 
     Differences from SciPy: ``assume_a`` and ``lower`` do not select a
     structured inverse.
@@ -987,8 +990,41 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
         _singular(res["info"].get())
         _warn_rcond(res["rcond"].get(), dt)
         return res["x"].reshape(a1.shape)
-    eye = gp.eye(n, dtype=dt)
-    return _solve_any(a1, _broadcast(eye, batch + (n, n)), "gen", False, False)
+    a3 = _stack(a1, (n, n))
+    out = gp.empty(a3.shape, dt)
+    infos, rconds = [], []
+    for i in range(a3.shape[0]):
+        info, rc = _inv_general(a3[i], out[i])
+        infos.append(info.reshape(1))
+        rconds.append(rc.reshape(1))
+    _singular(gp.concatenate(infos).get())   # one read back for the stack
+    _warn_rcond(gp.concatenate(rconds).get(), dt)
+    return out.reshape(a1.shape)
+
+
+def _inv_general(a, out):
+    """``out[...] = a^-1`` for one n x n matrix (C-contiguous ``out``) by
+    cuSOLVER LU; returns the device ``info`` and reciprocal condition.
+
+    The C-ordered copy of ``a`` is ``a^T`` read column-major; ``getrs``
+    without transposition then solves ``a^T X = I`` in ``out`` read
+    column-major, so ``out`` read row-major is ``X^T = a^-1``: no
+    transposed solve and no transposing copy. The condition number needs no
+    estimator: ``||a^-1||_1`` is the largest column sum of the computed
+    inverse (exact up to rounding, where LAPACK's ?gecon estimates a lower
+    bound of it with two more solves).
+    """
+    d = _dense()
+    n = a.shape[0]
+    m = a.astype(a.dtype, order="C", copy=True)
+    ipiv, info = d.getrf(m, fast=True)
+    out[...] = gp.eye(n, dtype=a.dtype)
+    d.getrs(m, ipiv, out.T, d.OP_N)
+    anorm = _sk.norm1(a)
+    ainv = _sk.norm1(out)
+    real = numpy.dtype(a.dtype.char.lower())
+    rc = gp.where(anorm == 0, 0.0, 1.0 / (anorm * ainv))
+    return info, gp.where(ainv == 0, 0.0, rc).astype(real)
 
 
 def det(a, overwrite_a=False, check_finite=True):

@@ -1,0 +1,62 @@
+"""linalg.inv above the warp-LU size (n > 32): cuSOLVER LU, the inverse
+solved untransposed into the output's transpose, rcond from the inverse."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+gpu = pytest.mark.gpu
+TOL = {"f": 2e-4, "F": 2e-4, "d": 1e-10, "D": 1e-10}
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+def _rand(shape, dtype, rng):
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(33, 33), (2, 64, 64), (300, 300)])
+def test_inv_matches_scipy(dtype, shape):
+    import gpuscipy_core as gp
+    from gpuscipy import linalg
+    rng = np.random.default_rng(shape[-1] + len(shape))
+    n = shape[-1]
+    a = (_rand(shape, dtype, rng) + 4 * n ** 0.5 * np.eye(n)).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # well conditioned: no warning
+        got = linalg.inv(gp.asarray(a))
+    want = sl.inv(a)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.flags.c_contiguous
+    tol = TOL[np.dtype(dtype).char]
+    np.testing.assert_allclose(got.get(), want, rtol=tol, atol=tol * np.abs(want).max())
+    # a transposed (F-ordered) and a negatively strided input
+    at = gp.asarray(np.ascontiguousarray(a[..., ::-1, :]))[..., ::-1, :]
+    np.testing.assert_allclose(linalg.inv(at).get(), want, rtol=tol,
+                               atol=tol * np.abs(want).max())
+
+
+@gpu
+@pytest.mark.parametrize("n", [40, 100])
+def test_inv_ill_conditioned_warns_and_singular_raises(n):
+    import gpuscipy_core as gp
+    from gpuscipy import linalg
+    h = sl.hilbert(n)
+    with pytest.warns(sl.LinAlgWarning, match="An ill-conditioned matrix detected: slice 0"):
+        linalg.inv(gp.asarray(h))
+    stack = np.stack([np.eye(n), np.ones((n, n))])
+    with pytest.raises(sl.LinAlgError, match="singular"):
+        linalg.inv(gp.asarray(stack))
+    # rcond of the computed inverse against LAPACK's estimate: the exact
+    # 1-norm is never below the estimate, which is within a factor n of it
+    a = np.random.default_rng(n).standard_normal((n, n)) + n * np.eye(n)
+    lu, piv = sl.lu_factor(a)
+    est, _ = sl.lapack.dgecon(lu, np.linalg.norm(a, 1))
+    exact = 1.0 / (np.linalg.norm(a, 1) * np.linalg.norm(np.linalg.inv(a), 1))
+    assert exact <= est * (1 + 1e-12) and est <= n * exact
