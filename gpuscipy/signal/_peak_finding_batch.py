@@ -489,7 +489,7 @@ def find_peaks_batch(x, height=None, threshold=None, distance=None, prominence=N
     if distance is not None and distance < 1:
         raise ValueError("`distance` must be greater or equal to 1")
     n = shape[-1]
-    x2 = x.reshape(-1, n) if math.prod(shape[:-1]) else x.reshape(0, n)
+    x2 = x.reshape(math.prod(shape[:-1]), n)
 
     def cond(v, name):
         return None if v is None else _batch_condition(v, shape, name)
