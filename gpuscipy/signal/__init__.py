@@ -22,7 +22,8 @@ Spectral analysis
     periodogram, welch, csd, coherence, spectrogram, stft, istft, detrend
 Peak finding
     find_peaks, peak_prominences, peak_widths, argrelmin, argrelmax,
-    argrelextrema
+    argrelextrema; find_peaks_batch (a gpuscipy extension: find_peaks on
+    every channel of a batch at once, results CSR-style)
 Windows
     get_window and :mod:`gpuscipy.signal.windows`
 """
@@ -40,6 +41,7 @@ from ._iir import (filtfilt, lfilter, lfilter_zi, lfiltic, sosfilt, sosfilt_zi,
 from ._order_filter import medfilt2d, order_filter
 from ._peak_finding import (argrelextrema, argrelmax, argrelmin, find_peaks,
                             peak_prominences, peak_widths)
+from ._peak_finding_batch import find_peaks_batch
 from ._resample import resample, resample_poly
 from ._spectral import (coherence, csd, istft, periodogram, spectrogram, stft,
                         welch)
@@ -57,7 +59,7 @@ __all__ = [
     "periodogram", "welch", "csd", "coherence", "spectrogram", "stft", "istft",
     "detrend",
     "find_peaks", "peak_prominences", "peak_widths", "argrelmin", "argrelmax",
-    "argrelextrema",
+    "argrelextrema", "find_peaks_batch",
     "get_window", "windows",
 ]
 

@@ -404,8 +404,9 @@ def _host_distance(peaks, heights, dmask, flags, offsets, m, distance):
 
 def find_peaks_batch(x, height=None, threshold=None, distance=None, prominence=None,
                      width=None, wlen=None, rel_height=0.5, plateau_size=None):
-    """Find the peaks of every channel of a batch of signals (a gpuscipy
-    extension of :func:`scipy.signal.find_peaks`).
+    """Find the peaks of every channel of a batch of signals at once.
+
+    A gpuscipy extension (SciPy has no batched :func:`scipy.signal.find_peaks`).
 
     Channel ``c`` (row ``c`` of ``x`` reshaped to ``(channels, n)``, the
     leading axes flattened in C order) gets exactly the peaks and properties

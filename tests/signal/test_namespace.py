@@ -7,7 +7,8 @@ import scipy.signal as ss
 
 import gpuscipy.signal as gs
 
-NAMES = [n for n in gs.__all__ if n != "windows"]
+EXTENSIONS = ["find_peaks_batch"]        # gpuscipy's own additions, not in SciPy
+NAMES = [n for n in gs.__all__ if n != "windows" and n not in EXTENSIONS]
 
 
 def _params(f):
@@ -22,6 +23,15 @@ def test_signature_docstring_and_module(name):
     doc = f.__doc__ or ""
     assert "Parameters" in doc and "Returns" in doc, name
     assert f.__module__.startswith("gpuscipy.signal")
+
+
+@pytest.mark.parametrize("name", EXTENSIONS)
+def test_extensions_are_documented_as_such(name):
+    f = getattr(gs, name)
+    assert not hasattr(ss, name)
+    doc = f.__doc__ or ""
+    assert "gpuscipy extension" in doc and "Parameters" in doc and "Returns" in doc
+    assert f.__module__ == "gpuscipy.signal"
 
 
 def test_issue_slice_is_complete():
