@@ -13,6 +13,10 @@ Cases and the issue's bars (H200, same run as CuPy):
 * ``fftconvolve_16M_511``: 2^24 x 511 float32, mode 'full': <= 0.7 ms.
 * ``resample_poly_16M``: 2^24 float64 by up=3, down=2: <= 0.6 ms.
 * ``welch_16M``: 2^24 float64, nperseg 4096: <= 1.0 ms.
+* ``medfilt_1M_k31`` (2^20 float64, kernel 31: the issue's case),
+  ``medfilt2d_4096_5x5``, ``medfilt2d_4096_11x11`` (4096^2 float32),
+  ``order_filter_4096_5x5_r3``, ``order_filter_1M_k31_r5``: no slower than
+  CuPy (SciPy timed on 256 rows in the 4096^2 cases).
 
 Every result is checked against SciPy's on the host (relative error per
 case). Exit status 1 when a bar fails or a gpuscipy result is wrong
@@ -70,6 +74,39 @@ def _cases(quick):
          lambda: (rng.standard_normal(n16),),
          lambda sg, x: sg.welch(x, nperseg=4096), lambda x: ss.welch(x, nperseg=4096),
          8 * n16, 1e-9, ("<= 1.0 ms", 1.0e-3)),
+    ] + _rank_cases(quick, rng)
+
+
+def _rank_cases(quick, rng):
+    """medfilt, medfilt2d and order_filter (issue 15, item 3). The 2-D cases
+    time SciPy on the first 256 rows only (the whole image takes it 7-30 s)
+    and compare the rows whose windows lie in them."""
+    n1 = 2**16 if quick else 2**20
+    n2 = 1024 if quick else 4096
+    box5, ones31 = np.ones((5, 5)), np.ones(31)
+    return [
+        ("medfilt_1M_k31", f"medfilt {n1} f64, kernel 31",
+         lambda: (rng.standard_normal(n1),),
+         lambda sg, x: sg.medfilt(x, 31), lambda x: ss.medfilt(x, 31),
+         16 * n1, 0.0, ("no slower than CuPy", "cupy")),
+        ("medfilt2d_4096_5x5", f"medfilt2d {n2}^2 f32 (5, 5); SciPy: 256 rows",
+         lambda: (rng.standard_normal((n2, n2)).astype(np.float32),),
+         lambda sg, x: sg.medfilt2d(x, 5)[:254], lambda x: ss.medfilt2d(x[:256], 5)[:254],
+         8 * n2 * n2, 0.0, ("no slower than CuPy", "cupy")),
+        ("medfilt2d_4096_11x11", f"medfilt2d {n2}^2 f32 (11, 11); SciPy: 256 rows",
+         lambda: (rng.standard_normal((n2, n2)).astype(np.float32),),
+         lambda sg, x: sg.medfilt2d(x, 11)[:251], lambda x: ss.medfilt2d(x[:256], 11)[:251],
+         8 * n2 * n2, 0.0, ("no slower than CuPy", "cupy")),
+        ("order_filter_4096_5x5_r3", f"order_filter {n2}^2 f32, 5 x 5, rank 3; SciPy: 256 rows",
+         lambda: (rng.standard_normal((n2, n2)).astype(np.float32),),
+         lambda sg, x: sg.order_filter(x, _coef(sg, box5), 3)[:254],
+         lambda x: ss.order_filter(x[:256], box5, 3)[:254],
+         8 * n2 * n2, 0.0, ("no slower than CuPy", "cupy")),
+        ("order_filter_1M_k31_r5", f"order_filter {n1} f64, ones(31), rank 5",
+         lambda: (rng.standard_normal(n1),),
+         lambda sg, x: sg.order_filter(x, _coef(sg, ones31), 5),
+         lambda x: ss.order_filter(x, ones31, 5),
+         16 * n1, 0.0, ("no slower than CuPy", "cupy")),
     ]
 
 
