@@ -17,6 +17,10 @@ Cases and the issue's bars (H200, same run as CuPy):
   ``medfilt2d_4096_5x5``, ``medfilt2d_4096_11x11`` (4096^2 float32),
   ``order_filter_4096_5x5_r3``, ``order_filter_1M_k31_r5``: no slower than
   CuPy (SciPy timed on 256 rows in the 4096^2 cases).
+* ``find_peaks_batch_4096``: ``find_peaks_batch`` with per-channel height
+  and prominence and distance 72 on the ECG demo's 4096 x 108,000 float64
+  batch: <= 30 ms, every channel's peaks equal to SciPy's (SciPy and
+  CuPy's per-channel find_peaks timed on 64 and 16 channels, scaled).
 
 Every result is checked against SciPy's on the host (relative error per
 case). Exit status 1 when a bar fails or a gpuscipy result is wrong
@@ -110,6 +114,132 @@ def _rank_cases(quick, rng):
     ]
 
 
+# --------------------------------------------------- find_peaks_batch (issue 15, item 4)
+
+PEAKS_KEY = "find_peaks_batch_4096"
+
+
+def _ecg_mwi_batch(channels):
+    """The ECG demo's integrated signals (record 208 made into ``channels``
+    channels by the demo's recipe, then high-pass, notch, QRS band-pass,
+    derivative, squaring, 150 ms moving-window integration), channels x
+    108,000 float64, computed by gpuscipy on the device."""
+    import gpuscipy_core as gp
+    from gpuscipy import signal as gsig
+    from gpuscipy.demo.pipelines import ecg as E
+    ecg = E.load_ecg()
+    plan = E.batch_plan(ecg.size, channels)
+    chain, design = E.Chain(gsig, gp, gp.asnumpy), E.design(gsig)
+    x = E.make_batch(gp, gp.asarray(ecg), tuple(gp.asarray(t) for t in plan.tables()), plan,
+                     np.arange(channels))
+    x = chain.baseline(x, design["sos_hp"])
+    x = chain.notch(x, design["notch_ba"])
+    x = chain.bandpass(x, design["sos_bp"])
+    x = chain.square(chain.batch_convolve(x, gp.asarray(E.DERIVATIVE)))
+    return chain.batch_convolve(x, gp.asarray(E.BOXCAR))
+
+
+def _scaled(t, scale):
+    return H.Timing(median_s=t.median_s * scale, min_s=t.min_s * scale,
+                    mean_s=t.mean_s * scale, n=t.n, sets=t.sets)
+
+
+def _find_peaks_batch_case(args, results, times):
+    """``find_peaks_batch(mwi, height=0.1 q, distance=72, prominence=0.05 q)``
+    on the demo's 4096 x 108,000 float64 batch (``q``: each channel's 99th
+    percentile sample, as in the demo), bar <= 30 ms. SciPy's find_peaks
+    and CuPy's cupyx.scipy.signal.find_peaks run channel by channel on an
+    evenly spaced subset (64 and 16 channels), their times scaled to all
+    channels; gpuscipy's peaks are checked against SciPy's on every
+    channel, CuPy's on its subset. Returns the bars."""
+    key = PEAKS_KEY
+    channels = 256 if args.quick else 4096
+    b, why = H.load_backend("gpuscipy")
+    if b is None:
+        results.append(H.Result(case=key, backend="gpuscipy", key=key, status="n/a",
+                                note=why or ""))
+        return [H.Bar(key, "<= 30 ms", "n/a", "FAIL", "no gpuscipy result")]
+    import gpuscipy_core as gp
+    from gpuscipy import signal as gsig
+    mwi = _ecg_mwi_batch(channels)
+    host = gp.asnumpy(mwi)
+    n = host.shape[1]
+    k = int(0.99 * (n - 1))
+    q = np.partition(host, k, axis=1)[:, k]
+    hq, pq = 0.1 * q, 0.05 * q
+    nbytes = host.nbytes
+    desc = f"find_peaks_batch {channels} x {n} f64, height/distance 72/prominence per channel"
+
+    def scipy_channel(c):
+        return ss.find_peaks(host[c], height=hq[c], distance=72, prominence=pq[c])[0]
+
+    # gpuscipy: every channel checked
+    hq_d, pq_d = gp.asarray(hq), gp.asarray(pq)
+
+    def call():
+        return gsig.find_peaks_batch(mwi, height=hq_d, distance=72, prominence=pq_d)
+    r = H.Result(case=key, backend="gpuscipy", key=key)
+    try:
+        peaks, off, _props = call()
+        p = gp.asnumpy(peaks)
+        bad = [c for c in range(channels)
+               if not np.array_equal(p[off[c]:off[c + 1]], scipy_channel(c))]
+        r.check = "ok" if not bad else f"FAIL: {len(bad)} of {channels} channels differ"
+        r.set_timing(H.time_gpu(call, b, args.warmup, min(args.repeat, 20)), nbytes)
+        r.note = f"{desc}; {int(off[-1]):,} peaks, all {channels} channels exact" \
+            if not bad else desc
+    except Exception as e:  # a crash is a result
+        r.status, r.note = "error", f"{type(e).__name__}: {e}"
+        traceback.print_exc()
+    results.append(r)
+    times[(key, "gpuscipy")] = r
+
+    # SciPy on 64 channels, scaled
+    rows = np.unique(np.linspace(0, channels - 1, 64).round().astype(int))
+    rs = H.Result(case=key, backend="scipy", key=key, kind="cpu", check="ok")
+    rs.set_timing(_scaled(H.time_cpu(lambda: [scipy_channel(c) for c in rows], warmup=1,
+                                     repeat=3), channels / rows.size), nbytes)
+    rs.note = f"{rows.size} channels, time x {channels / rows.size:g}"
+    results.append(rs)
+    times[(key, "scipy")] = rs
+
+    # CuPy on 16 channels, scaled
+    rc = H.Result(case=key, backend="cupy", key=key)
+    cb, why = H.load_backend("cupy")
+    if cb is None:
+        rc.status, rc.note = "n/a", why or ""
+    else:
+        try:
+            import cupy
+            import cupyx.scipy.signal as cs
+            sub = rows[::4]
+            cx = [cupy.asarray(host[c]) for c in sub]
+
+            def cupy_call():
+                return [cs.find_peaks(cx[i], height=float(hq[c]), distance=72,
+                                      prominence=float(pq[c]))[0] for i, c in enumerate(sub)]
+            got = [cupy.asnumpy(a) for a in cupy_call()]
+            bad = sum(not np.array_equal(g, scipy_channel(c)) for g, c in zip(got, sub))
+            rc.check = "ok" if not bad else f"FAIL: {bad} of {sub.size} channels differ"
+            rc.set_timing(_scaled(H.time_gpu(cupy_call, cb, 1, 3), channels / sub.size),
+                          nbytes)
+            rc.note = f"find_peaks per channel, {sub.size} channels, time x " \
+                      f"{channels / sub.size:g}"
+        except Exception as e:
+            rc.status, rc.note = "error", f"{type(e).__name__}: {e}"
+            traceback.print_exc()
+        cb.free_pool()
+    results.append(rc)
+    times[(key, "cupy")] = rc
+    del mwi
+    b.free_pool()
+    if r.status != "ok" or r.median_s is None:
+        return [H.Bar(key, "<= 30 ms", "n/a", "FAIL", r.note)]
+    ok = r.median_s <= 30e-3 and r.check == "ok"
+    return [H.Bar(key, "<= 30 ms", H.fmt_time(r.median_s), "PASS" if ok else "FAIL",
+                  f"{r.check}; SciPy {H.fmt_time(rs.median_s)} (scaled)")]
+
+
 def _coef(sg, c):
     """Filter coefficients as each library takes them: gpuscipy, as SciPy,
     takes the host arrays of the (host) design; CuPy's filters need device
@@ -154,6 +284,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     cases = [c for c in _cases(args.quick) if not args.only or c[0] in args.only]
     results, times = [], {}
+    peak_bars = (_find_peaks_batch_case(args, results, times)
+                 if not args.only or PEAKS_KEY in args.only else [])
     for key, desc, make, call, ref_call, nbytes, tol, _bar in cases:
         host = make()
         ref = ref_call(*host)
@@ -213,6 +345,7 @@ def main(argv=None) -> int:
         bars.append(H.Bar(key, target, f"{ratio:.2f}x {ref}",
                           "PASS" if ratio <= 1.0 and g.check == "ok" else "FAIL",
                           f"{H.fmt_time(g.median_s)} vs {H.fmt_time(o.median_s)}"))
+    bars.extend(peak_bars)
     H.print_bars(bars, args.quick, None, "")
     if args.json:
         H.write_json(args.json, results, bars=[bb.__dict__ for bb in bars])

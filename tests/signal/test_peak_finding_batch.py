@@ -666,3 +666,28 @@ def test_find_peaks_batch_real_ecg_gpu():
     x[::2] = np.round(x[::2] * 200) / 200                   # half quantised
     q = np.sort(x, axis=1)[:, int(0.99 * (ecg.size - 1))]
     check_batch(gp, gp.asarray(x), x, height=0.3 * q, distance=72, prominence=0.2 * q)
+
+
+def test_demo_batch_detect_device(dev):
+    """The ECG demo's batch step (gpuscipy side: find_peaks_batch with its
+    per-channel thresholds) against its SciPy side, channel by channel."""
+    from gpuscipy.demo.pipelines import ecg as E
+    import gpuscipy.signal as gsig
+    ecg = np.asarray(dev.asnumpy(_ecg_host()) if _is_gpu(dev) else _ecg_host(), np.float64)
+    channels = 16 if _is_gpu(dev) else 3
+    plan = E.batch_plan(ecg.size, channels)
+    batch = E.make_batch(np, ecg, plan.tables(), plan, np.arange(channels))
+    cpu, design = E.Chain(ss, np, np.asarray), E.design(ss)
+    clean = cpu.notch(cpu.baseline(batch, design["sos_hp"]), design["notch_ba"])
+    qrs = cpu.bandpass(clean, design["sos_bp"])
+    mwi = cpu.batch_convolve(cpu.square(cpu.batch_convolve(qrs, E.DERIVATIVE)), E.BOXCAR)
+    ref_flat, ref_bounds = cpu.batch_detect(mwi)
+    if _is_gpu(dev):
+        g = E.Chain(gsig, dev, dev.asnumpy, joined_peaks=True)
+        flat, bounds = g.batch_detect(dev.asarray(mwi))
+    else:
+        g = E.Chain(gsig, np, np.asarray, joined_peaks=True)   # the thresholds on the host
+        flat, bounds = g.batch_detect(mwi)
+    np.testing.assert_array_equal(bounds, ref_bounds)
+    np.testing.assert_array_equal(dev.asnumpy(flat), ref_flat)
+    assert 400 * channels < ref_flat.size < 600 * channels

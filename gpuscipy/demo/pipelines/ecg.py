@@ -281,11 +281,19 @@ class Chain:
 
         Channel ``c``'s peaks are ``flat[bounds[c]:bounds[c + 1]]``;
         ``bounds`` is a NumPy array (lengths are known on the host).
-        ``find_peaks`` on each channel, or (``joined_peaks``) its stages on
-        all channels at once (:meth:`_batch_detect_joined`).
+        ``find_peaks`` on each channel, or (``joined_peaks``) all channels
+        at once: ``find_peaks_batch`` with per-channel thresholds where the
+        signal module has it (gpuscipy's), else :meth:`_batch_detect_joined`.
         """
         xp = self.xp
         k = _order_statistic_index(mwi.shape[-1])
+        if self.joined_peaks and hasattr(self.sig, "find_peaks_batch"):
+            # thresholds stay on the device: one value per channel
+            q = xp.partition(mwi, k, axis=-1)[:, k]
+            flat, bounds, _ = self.sig.find_peaks_batch(
+                mwi, height=HEIGHT_FRAC * q, distance=DISTANCE,
+                prominence=PROMINENCE_FRAC * q)
+            return flat, bounds
         q = self.host(xp.partition(mwi, k, axis=-1)[:, k])
         if self.joined_peaks:
             return self._batch_detect_joined(mwi, q)
