@@ -278,8 +278,11 @@ def find_peaks_rows(x, plateau=None, height=None, threshold=None, distance=None,
     chan = buf[row_of["channel"]] if multi else None
     heights = buf[row_of["heights"]] if need_h else None
     # status words, per-channel counts and the final compaction's look-back
-    # state, zeroed at once; the first STATUS + channels words come back
-    scratch = gp.zeros((STATUS + channels + _pf._state_words(m),), _I8)
+    # state, zeroed at once; the first STATUS + channels words come back.
+    # The state's 16-byte tile descriptors need a 16-byte aligned start: the
+    # counts take an even number of words.
+    state_at = STATUS + channels + (channels & 1)
+    scratch = gp.zeros((state_at + _pf._state_words(m),), _I8)
     offsets = None
     if multi:
         offsets = gp.empty((channels + 1,), _I8)
@@ -308,7 +311,7 @@ def find_peaks_rows(x, plateau=None, height=None, threshold=None, distance=None,
         # channels whose result depends on the order of equal heights:
         # SciPy's selection on the host, then stage 3 again
         dmask, counts = _host_distance(buf[0], heights, dmask, flags, offsets, m, distance)
-        scratch = gp.zeros((STATUS + channels + _pf._state_words(m),), _I8)
+        scratch = gp.zeros((state_at + _pf._state_words(m),), _I8)
         mask, extra = stage.run(dmask, scratch, offsets, channels)
         if mask is dmask:
             host = numpy.zeros(STATUS, numpy.int64)
@@ -323,7 +326,7 @@ def find_peaks_rows(x, plateau=None, height=None, threshold=None, distance=None,
     if mask is None:
         rows = table
     else:
-        names, out = _pf._compact(table, mask, total, scratch[STATUS + channels:])
+        names, out = _pf._compact(table, mask, total, scratch[state_at:])
         rows = _pf._rows(names, out, total)
     return _typed(rows), out_offsets, bool(host[8 + 2]), bool(host[12 + 3])
 

@@ -807,6 +807,7 @@ def _emu_count(grid, block, x, n, nrow, c, total):
 
 def _emu_write(grid, block, x, n, nrow, c, ntiles, state, out, cap, r_h, r_p, r_t, r_c):
     assert grid[0] == ntiles == -(-n // M.TILE) and block[0] == M.THREADS
+    assert state % 16 == 0, "look-back descriptors must be 16-byte aligned"
     assert not _mem(state, np.int64, 2 + 2 * ntiles).any(), "look-back state not zeroed"
     assert (r_c >= 0) == (n > nrow)
     xs = _mem(x, np.float64, n)
@@ -954,6 +955,7 @@ def _emu_summaries_warp(grid, block, x, n, lg, ntiles, sm):
 
 def _emu_compact(grid, block, flags, m, ntiles, state, src, nrows, dst, cap):
     assert grid[0] == ntiles == -(-m // M.COMPACT_TILE) and block[0] == M.THREADS
+    assert state % 16 == 0, "look-back descriptors must be 16-byte aligned"
     assert not _mem(state, np.int64, 2 + 2 * ntiles).any(), "look-back state not zeroed"
     keep = _mem(flags, np.uint8, m) != 0
     ptrs = struct.unpack(f"<{M.MAX_ROWS}Q", src)
