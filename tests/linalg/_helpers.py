@@ -18,13 +18,40 @@ import numpy as np
 __all__ = ["sim_lu_factor", "sim_lu_solve_n", "sim_lu_solve_t", "sim_lu_rcond",
            "sim_lu_solve_n_v2", "sim_lu_solve_t_v2", "sim_lu_rcond_v2",
            "sim_cholesky", "sim_cholesky_solve", "sim_gtsv", "sim_lu_perm",
-           "sim_banded_lu_solve"]
+           "sim_banded_lu_solve", "assert_pivots_unambiguous"]
 
 W = 32
 
 
 def _abs1(x):
     return np.abs(x.real) + np.abs(x.imag) if np.iscomplexobj(x) else np.abs(x)
+
+
+def assert_pivots_unambiguous(lu, what=""):
+    """Assert that partial pivoting on this matrix has no near-tie, so that
+    every correct LU (any BLAS build, CPU kernel, thread count, the GPU)
+    picks the same pivots, and comparing pivot indices exactly is sound.
+
+    ``lu`` is LAPACK's packed factor (``scipy.linalg.lu_factor``, any
+    build). At step ``k`` the candidates are ``l_ik u_kk`` (``i > k``) and
+    the chosen pivot ``u_kk``; LAPACK's ``i?amax`` compares
+    ``|re| + |im|``. Two implementations compute the candidates with
+    rounding differences of about ``n eps`` times the growth factor
+    (relative); the smallest relative gap between the pivot and the next
+    candidate must exceed that by a wide margin: ``100 n eps``.
+    """
+    lu = np.asarray(lu)
+    n = lu.shape[0]
+    eps = np.finfo(lu.dtype).eps
+    gap = np.inf
+    for k in range(n - 1):
+        piv = _abs1(lu[k, k])
+        if piv == 0:
+            continue
+        gap = min(gap, 1 - _abs1(lu[k + 1:, k] * lu[k, k]).max() / piv)
+    assert gap > 100 * n * eps, (
+        f"{what}: pivot candidates within {gap:.1e} (relative) of each other: "
+        "the pivots may differ between correct implementations; pick other data")
 
 
 def _lane(mask):
