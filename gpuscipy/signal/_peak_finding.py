@@ -15,24 +15,27 @@ Method (kernels in ``_peak_finding.cuh``)
   height and threshold conditions are fused into that test. One device
   sync: the number of peaks sizes the outputs.
 - ``distance``: SciPy keeps peaks greedily by decreasing height, with the
-  order of equal heights given by NumPy's default (unstable) ``argsort`` --
-  which depends on the CPU's SIMD sort, so no GPU sort can reproduce it.
-  The peaks and heights are copied to the host (one copy) and selected
-  there: peaks with no neighbour closer than ``distance`` are kept at once;
-  the rest go through vectorised rounds of the greedy maximal independent
-  set (a peak whose rank is highest in its window is kept and removes its
-  window; Blelloch, Fineman & Shun 2012) while the rounds decide at least a
-  quarter of the remaining peaks, then a sequential pass in priority order.
-  Only the keep mask goes back.
+  order of equal heights given by NumPy's default (unstable) ``argsort``
+  -- which depends on the CPU's SIMD sort, so no GPU sort can reproduce it.
+  The GPU selects by rounds of a parallel greedy in an order that ranks
+  equal heights by position, and flags a signal whose result depends on
+  that choice (``_peak_finding_batch``); only then does
+  ``select_by_peak_distance`` run on the host: peaks with no neighbour
+  closer than ``distance`` are kept at once; the rest go through vectorised
+  rounds of the greedy maximal independent set (a peak whose rank is
+  highest in its window is kept and removes its window; Blelloch, Fineman &
+  Shun 2012) while the rounds decide at least a quarter of the remaining
+  peaks, then a sequential pass in priority order.
 - Prominences: one thread per peak walks left and right as SciPy does;
   tile summaries (max, min, first/last argmin of tiles of 2^8-2^14
   samples) let a walk cross whole tiles, bounding it by ~2B + n/B steps.
 - Widths: one thread per peak, the same tile skipping (tile minimum above
   the reference height), SciPy's interpolation without FMA contraction.
-- Property conditions: fused into the prominence / width kernels, then one
-  look-back compaction of all property rows; the kernels' status words
-  (kept count, first invalid peak, zero prominence / width flags) come back
-  in one copy, which is also where the warnings and errors come from.
+- Property conditions: fused into the prominence / width kernels as keep
+  masks that the next stage reads; one look-back compaction of all
+  property rows at the end, sized by per-channel counts that come back
+  with the status words in one copy, which is also where the warnings (and
+  for ``peak_prominences`` / ``peak_widths`` the errors) come from.
 - ``argrelextrema``: one thread per element along the axis of a
   C-contiguous (outer, n, inner) view, NumPy's comparison functions on the
   device, then the core's ``nonzero``.
