@@ -245,40 +245,111 @@ struct Refine {
   }
 };
 
-// The rank-r key of a window visited by visit(f) (f called on every key):
-// by refinement from g (one pass per distinct key between g and the answer).
+// Window visitors call op(key) on every key of a window; ops accumulate.
+// (Functors, not lambdas: some NVRTC versions take generic lambdas in device
+// code for host functions.)
+template <class U>
+struct RefineOp {
+  Refine<U> st;
+  U g;
+  GS_FI void operator()(U x) { st.add(x, g); }
+};
+
+template <class U>
+struct CountLE {
+  U hi;
+  int cnt;
+  GS_FI void operator()(U x) { cnt += x <= hi; }
+};
+
+// The rank-r key of a window by refinement from g (one pass per distinct key
+// between g and the answer).
 template <class U, class V>
-GS_FI U refine_from(U g, int r, V&& visit) {
+GS_FI U refine_from(U g, int r, const V& visit) {
   for (;;) {
-    Refine<U> st;
-    st.reset();
-    visit([&](U x) { st.add(x, g); });
-    if (st.step(r, g)) return g;
+    RefineOp<U> op;
+    op.st.reset();
+    op.g = g;
+    visit(op);
+    if (op.st.step(r, g)) return g;
   }
 }
 
 // The rank-r key by bitwise selection: the smallest m with #{keys <= m} > r,
 // decided bit by bit from the top (one pass per key bit).
 template <class U, class V>
-GS_FI U bitwise_select(int r, V&& visit) {
+GS_FI U bitwise_select(int r, const V& visit) {
   constexpr int BITS = 8 * sizeof(U);
   U result = 0;
   for (int b = BITS - 1; b >= 0; --b) {
-    const U hi = result | ((U(1) << b) - U(1));   // bit b clear, lower bits set
-    int cnt = 0;
-    visit([&](U x) { cnt += x <= hi; });
-    if (cnt <= r) result |= U(1) << b;
+    CountLE<U> op;
+    op.hi = result | ((U(1) << b) - U(1));   // bit b clear, lower bits set
+    op.cnt = 0;
+    visit(op);
+    if (op.cnt <= r) result |= U(1) << b;
   }
   return result;
 }
 
 template <class U, class V>
-GS_FI U first_select(const SelParams& p, U centre, V&& visit) {
+GS_FI U first_select(const SelParams& p, U centre, const V& visit) {
   constexpr long long BITS = 8 * sizeof(U);
   const bool bitwise = p.init == 1 || (p.init == 0 && p.k > 2 * BITS);
   return bitwise ? bitwise_select<U>((int)p.rank, visit)
                  : refine_from<U>(centre, (int)p.rank, visit);
 }
+
+// The ring: key j at my[j * BLOCK].
+template <class U, int BLOCK>
+struct RingWindow {
+  const U* my;
+  int k;
+  template <class F>
+  GS_FI void operator()(F& f) const {
+    for (int j = 0; j < k; ++j) f(my[j * BLOCK]);
+  }
+};
+
+// A window inside the volume: keys at x[base + off[e]].
+template <class T>
+struct FastWindow {
+  const T* x;
+  const long long* off;
+  long long base;
+  int k;
+  template <class F>
+  GS_FI void operator()(F& f) const {
+    for (int e = 0; e < k; ++e) f(Key<T>::of(x[base + off[e]]));
+  }
+};
+
+// A window crossing the volume's edges: lo[d] its first position along d,
+// coord[e * nd + d] the positions of the mask's elements in it; the key of 0
+// outside.
+template <class T, int ND>
+struct CheckedWindow {
+  const T* x;
+  const long long* off;
+  const int* coord;
+  const long long* shape;
+  long long lo[ND];
+  long long base;
+  int k, nd;
+  typename Key<T>::type zero;
+  template <class F>
+  GS_FI void operator()(F& f) const {
+    for (int e = 0; e < k; ++e) {
+      bool in = true;
+#pragma unroll
+      for (int d = 0; d < ND; ++d) {
+        if (d >= nd) break;
+        const long long q = lo[d] + coord[e * nd + d];
+        in = in && q >= 0 && q < shape[d];
+      }
+      f(in ? Key<T>::of(x[base + off[e]]) : zero);
+    }
+  }
+};
 
 // Coordinates of thread t in the thread grid (ndim <= ND); c[axis] is its
 // run. Unrolled loops keep every index static (no local copy of p).
@@ -342,9 +413,9 @@ __device__ void select_ring(const T* __restrict__ x, T* __restrict__ out, SelPar
       const long long q = s0 - h + j;
       my[j * BLOCK] = (q >= 0 && q < n) ? Key<T>::of(x[ib + q * sx]) : zero;
     }
-    auto visit = [&](auto&& f) {
-      for (int j = 0; j < k; ++j) f(my[j * BLOCK]);
-    };
+    RingWindow<U, BLOCK> visit;
+    visit.my = my;
+    visit.k = k;
     U g = first_select<U>(p, my[h * BLOCK], visit);
     out[ob + s0 * so] = Key<T>::back(g);
     int head = 0;   // the oldest key's slot
@@ -394,24 +465,27 @@ __device__ void select_window(const T* __restrict__ x, T* __restrict__ out,
       ob += c[d] * p.ostride[d];
       inside = inside && c[d] - p.half[d] >= 0 && c[d] + p.half[d] < p.shape[d];
     }
+    FastWindow<T> fast;
+    fast.x = x;
+    fast.off = off;
+    fast.k = k;
+    CheckedWindow<T, ND> checked;
+    checked.x = x;
+    checked.off = off;
+    checked.coord = coord;
+    checked.shape = p.shape;
+    checked.k = k;
+    checked.nd = nd;
+    checked.zero = zero;
+#pragma unroll
+    for (int d = 0; d < ND; ++d) checked.lo[d] = d < nd ? c[d] - p.half[d] : 0;
     U g = 0;
     for (long long s = s0; s < s1; ++s) {
       const long long base = ib + s * sx;
-      auto fast = [&](auto&& f) {
-        for (int e = 0; e < k; ++e) f(Key<T>::of(x[base + off[e]]));
-      };
-      auto checked = [&](auto&& f) {
-        for (int e = 0; e < k; ++e) {
-          bool in = true;
+      fast.base = checked.base = base;
 #pragma unroll
-          for (int d = 0; d < ND; ++d) {
-            if (d >= nd) break;
-            const long long q = (d == a ? s - h : c[d] - p.half[d]) + coord[e * nd + d];
-            in = in && q >= 0 && q < p.shape[d];
-          }
-          f(in ? Key<T>::of(x[base + off[e]]) : zero);
-        }
-      };
+      for (int d = 0; d < ND; ++d)
+        if (d == a) checked.lo[d] = s - h;
       if (s == s0) {
         const U centre = Key<T>::of(x[cb + s * sx]);
         g = inside ? first_select<U>(p, centre, fast) : first_select<U>(p, centre, checked);
