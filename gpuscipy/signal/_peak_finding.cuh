@@ -340,6 +340,42 @@ __device__ __forceinline__ void count_kept(unsigned long long* status, bool keep
     atomicAdd(status, (unsigned long long)__popc(votes));
 }
 
+// Runs of whole tiles a prominence walk crosses: from tile k towards
+// tile `last` (step -1 leftwards, +1 rightwards), while a tile's max is <=
+// the peak (no NaN), taking its minimum when it is below the running one.
+// Four tiles' summaries are loaded per round trip (a long walk -- the
+// highest peak crosses the whole signal -- is bound by the latency of these
+// loads); a tile's minimum value is compared as stored (it equals x at its
+// argmin), and the argmin and its sample are read only when taken, so the
+// kept value (a signed zero too) is x's own. Returns with k at the first
+// tile not crossed.
+template <int STEP>
+__device__ __forceinline__ void cross_tiles(const double* __restrict__ x, const tiles_t& t,
+                                            double xp, long long last, long long& k,
+                                            double& run_min, long long& base) {
+  const long long* __restrict__ arg = STEP < 0 ? t.il : t.ir;
+  while (STEP < 0 ? k >= last : k <= last) {
+    double mx[4], mn[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const long long kk = k + STEP * u;
+      const long long kc = (STEP < 0 ? kk >= last : kk <= last) ? kk : k;
+      mx[u] = t.mx[kc];
+      mn[u] = t.mn[kc];
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      if ((STEP < 0 ? k < last : k > last) || !(mx[u] <= xp)) return;
+      if (mn[u] < run_min) {
+        const long long j = arg[k];
+        run_min = x[j];
+        base = j;
+      }
+      k += STEP;
+    }
+  }
+}
+
 // SciPy's prominence walk from flat index `peak` within [i_min, i_max]:
 // the prominence, and the bases (flat indices) in lb, rb.
 __device__ __forceinline__ double walk_prominence(const double* __restrict__ x, long long peak,
@@ -347,22 +383,18 @@ __device__ __forceinline__ double walk_prominence(const double* __restrict__ x, 
                                                   const tiles_t& t, long long& lb,
                                                   long long& rb) {
   const double xp = x[peak];
-  const long long B = 1LL << t.lg, mask = B - 1;
+  const long long mask = (1LL << t.lg) - 1;
 
   double left_min = xp;
   lb = peak;
   long long i = peak;
   while (i >= i_min) {
     if (t.mx && (i & mask) == mask && i - mask >= i_min) {
-      const long long k = i >> t.lg;
-      if (t.mx[k] <= xp) {            // whole tile <= peak, no NaN
-        const long long j = t.il[k];
-        const double v = x[j];
-        if (v < left_min) {
-          left_min = v;
-          lb = j;
-        }
-        i -= B;
+      long long k = i >> t.lg;
+      const long long k0 = k;
+      cross_tiles<-1>(x, t, xp, (i_min + mask) >> t.lg, k, left_min, lb);
+      if (k != k0) {            // at the last sample of the first tile not crossed
+        i = (k << t.lg) + mask;
         continue;
       }
     }
@@ -380,15 +412,11 @@ __device__ __forceinline__ double walk_prominence(const double* __restrict__ x, 
   i = peak;
   while (i <= i_max) {
     if (t.mx && (i & mask) == 0 && i + mask <= i_max) {
-      const long long k = i >> t.lg;
-      if (t.mx[k] <= xp) {
-        const long long j = t.ir[k];
-        const double v = x[j];
-        if (v < right_min) {
-          right_min = v;
-          rb = j;
-        }
-        i += B;
+      long long k = i >> t.lg;
+      const long long k0 = k;
+      cross_tiles<1>(x, t, xp, ((i_max + 1) >> t.lg) - 1, k, right_min, rb);
+      if (k != k0) {            // at the first sample of the first tile not crossed
+        i = k << t.lg;
         continue;
       }
     }

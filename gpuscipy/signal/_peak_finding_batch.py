@@ -51,7 +51,7 @@ __all__ = ["find_peaks_batch"]
 
 THREADS = 256
 DISTANCE_THREADS = 256           # one block per channel
-DISTANCE_THREADS_LARGE = 1024    # a single channel with many candidates
+DISTANCE_THREADS_LARGE = 1024    # a single channel
 MAX_ROUNDS = 128                 # distance rounds before a channel goes to the host
 STATUS = 16                      # status words: distance, prominences, widths
 _I8 = numpy.dtype(numpy.int64)
@@ -294,8 +294,9 @@ def find_peaks_rows(x, plateau=None, height=None, threshold=None, distance=None,
         sel = gp.empty((2, m), _U1)
         dmask = sel[0]
         flags = gp.empty((channels,), _U1)
-        threads = DISTANCE_THREADS if multi or m <= 8 * DISTANCE_THREADS \
-            else DISTANCE_THREADS_LARGE
+        # one channel: the whole GPU is this block's, and each round's
+        # dependent loads are spread over more threads
+        threads = DISTANCE_THREADS if multi else DISTANCE_THREADS_LARGE
         _kernel("gs_peaks_distance")(
             (channels, 1, 1), (threads, 1, 1),
             (buf[0], heights, 0 if offsets is None else offsets, m, d,

@@ -373,13 +373,19 @@ def test_native_distance_round_cap(native):
     np.testing.assert_array_equal(pk[st.astype(bool)], ss.find_peaks(x, distance=25)[0])
 
 
-@pytest.mark.parametrize("wlen", [-1, 9, 301])
-def test_native_prominence_width_rows(native, wlen):
+@pytest.mark.parametrize("nrow, wlen", [(5000, -1), (5000, 9), (5000, 301), (4096, -1),
+                                        (4096, 1025), (6000, 2601)])
+def test_native_prominence_width_rows(native, nrow, wlen):
     """Channel-local bases and interpolated ends, walks stopped at the
-    channel's edges (tiles of 2^8: channels of 5000 samples)."""
-    kinds = ["ecg", "int", "nan", "normal"]
-    x2 = _batch(kinds, 5000, 11)
+    channel's edges and crossing runs of whole tiles (2^8 samples), four
+    summaries at a time: tile-aligned channels or not, windows that start
+    inside a tile, plateaus as high as the peak."""
+    kinds = ["ecg", "int", "nan", "steps"]
+    x2 = _batch(kinds, nrow, 11 + nrow)
     x2[1, :3] = [9.0, 10.0, 9.0]              # high edges: walks must stop there
+    x2[3, 1000:1600] = 2.0                    # a long plateau at a peak's height
+    x2[3, 999] = x2[3, 1600] = 0.0
+    x2[3, 2000:2003] = [0.0, 2.0, 0.0]
     ch, pk = _candidates(x2)
     m = pk.size
     xs = x2.reshape(-1).copy()
@@ -673,7 +679,7 @@ def test_demo_batch_detect_device(dev):
     per-channel thresholds) against its SciPy side, channel by channel."""
     from gpuscipy.demo.pipelines import ecg as E
     import gpuscipy.signal as gsig
-    ecg = np.asarray(dev.asnumpy(_ecg_host()) if _is_gpu(dev) else _ecg_host(), np.float64)
+    ecg = E.load_ecg()                       # host float64 whatever datasets returns
     channels = 16 if _is_gpu(dev) else 3
     plan = E.batch_plan(ecg.size, channels)
     batch = E.make_batch(np, ecg, plan.tables(), plan, np.arange(channels))
