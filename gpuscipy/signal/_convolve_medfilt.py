@@ -45,8 +45,9 @@ WINDOW_BLOCK = 128
 MAXDIM = 8
 DTYPES = tuple(numpy.dtype(c) for c in "iIqQfd")   # kernel dtypes
 # threads the sliding kernels aim for (runs get longer beyond it), and the
-# shortest and longest runs
-TARGET_THREADS = 1 << 16
+# shortest and longest runs (H200, medfilt of 1 M float64 with kernel 31, the
+# ring kernel: runs of 16 0.129 ms, 32 0.098 ms, 64 0.120 ms)
+TARGET_THREADS = 1 << 15
 RUN_MIN, RUN_MAX = 16, 256
 
 
