@@ -616,6 +616,7 @@ def test_lu_inv_det(dtype, shape):
     d = linalg.det(gp.asarray(a))
     np.testing.assert_allclose(d.get(), d0, rtol=TOL[np.dtype(dtype).char] * 10)
     if len(shape) == 2:
+        assert_pivots_unambiguous(sl.lu_factor(a)[0])
         for kw in ({}, {"permute_l": True}, {"p_indices": True}):
             got = linalg.lu(gp.asarray(a), **kw)
             ref = sl.lu(a, **kw)
@@ -775,8 +776,12 @@ def test_batched_lu_direct_matches_model():
 def test_lu_device_permutation(dtype, shape):
     """p / permute_l / p_indices built on the device equal SciPy's."""
     gp, linalg = _gp()
-    rng = np.random.default_rng(20)
+    # seed 20 had a pivot near-tie (complex64, (2, 35, 35): 5e-5, within the
+    # candidates' float32 rounding): the pivots depended on the implementation
+    rng = np.random.default_rng(23)
     a = _rand(shape, dtype, rng)
+    for k, m in enumerate(a.reshape((-1,) + shape[-2:])):
+        assert_pivots_unambiguous(sl.lu_factor(m)[0], f"slice {k}")
     for kw in ({}, {"permute_l": True}, {"p_indices": True}):
         got = linalg.lu(gp.asarray(a), **kw)
         ref = sl.lu(a, **kw)
