@@ -107,11 +107,24 @@ def ctype(dtype):
         For any dtype outside the 14 supported ones (object, strings,
         datetime, longdouble, structured, non-native byte order, ...).
     """
+    try:
+        return _ctype_memo[dtype]
+    except (KeyError, TypeError):     # new, or unhashable
+        pass
     dt = _supported_dtype(dtype)
     if dt is None:
         raise TypeError(f"dtype {dtype!r} is not supported in device code "
                         f"(supported: {', '.join(_CTYPES)})")
-    return _CTYPES[dt.name]
+    name = _CTYPES[dt.name]
+    if isinstance(dtype, np.dtype):
+        # dtype objects only: their equality is exact (byte order, kind)
+        _ctype_memo[dtype] = name
+    return name
+
+
+#: ctype() of the dtype objects seen (``dtype.name`` alone costs ~1 us of
+#: Python; every launch of a routine asks a few times).
+_ctype_memo = {}
 
 
 def canonical_name(name):
