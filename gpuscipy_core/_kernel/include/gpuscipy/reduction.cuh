@@ -55,6 +55,16 @@ namespace red {
 constexpr int kLogBlock = 8;
 constexpr int kBlock = 1 << kLogBlock;
 constexpr int kUnroll = 4;
+// The vector-load loop (contiguous rows): GS_RED_VEC_UNROLL vectors in
+// flight per thread, and one accumulator per vector lane (GS_RED_VEC_LANES
+// 1) so consecutive adds do not wait on each other.
+#ifndef GS_RED_VEC_UNROLL
+#define GS_RED_VEC_UNROLL 4
+#endif
+#ifndef GS_RED_VEC_LANES
+#define GS_RED_VEC_LANES 1
+#endif
+constexpr int kVecUnroll = GS_RED_VEC_UNROLL;
 
 // ---------------------------------------------------------------------------
 // Value helpers: NaN tests, orderings, bounds
@@ -449,16 +459,20 @@ __device__ __forceinline__ void reduce(const P& p) {
           typedef rvec<T0, VEC> V;
           const V* vp = reinterpret_cast<const V*>(g.in[0] + base[0]) + c0 / VEC;
           const I nv = (c1 - c0) / VEC;
+          constexpr int NA = GS_RED_VEC_LANES ? VEC : 1;
+          L acc[NA];
+#pragma unroll
+          for (int k = 0; k < NA; ++k) acc[k].init();
           I v = r_lane;
-          for (; v + (kUnroll - 1) * R < nv; v += kUnroll * R) {
-            V buf[kUnroll];
+          for (; v + (kVecUnroll - 1) * R < nv; v += kVecUnroll * R) {
+            V buf[kVecUnroll];
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u) buf[u] = vp[v + u * R];
+            for (int u = 0; u < kVecUnroll; ++u) buf[u] = vp[v + u * R];
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
+            for (int u = 0; u < kVecUnroll; ++u) {
 #pragma unroll
               for (int k = 0; k < VEC; ++k) {
-                st.add(OP::map_value(p, buf[u].v[k], (long long)(c0 + (v + u * R) * VEC + k)));
+                acc[k % NA].add(OP::map_value(p, buf[u].v[k], (long long)(c0 + (v + u * R) * VEC + k)));
               }
             }
           }
@@ -466,9 +480,11 @@ __device__ __forceinline__ void reduce(const P& p) {
             const V x = vp[v];
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
-              st.add(OP::map_value(p, x.v[k], (long long)(c0 + v * VEC + k)));
+              acc[k % NA].add(OP::map_value(p, x.v[k], (long long)(c0 + v * VEC + k)));
             }
           }
+#pragma unroll
+          for (int k = 0; k < NA; ++k) st.merge(acc[k]);
           r = c0 + nv * VEC + r_lane;
         } else {
           for (; r + (kUnroll - 1) * R < c1; r += kUnroll * R) {
