@@ -4,7 +4,8 @@
     python check_dist.py wheel WHEEL SRC     the wheel against the clone SRC
     python check_dist.py imports             (in an installed venv) import
                                              every public module
-    python check_dist.py pins PYPROJECT      the lowest supported versions,
+    python check_dist.py pins PYPROJECT      the lowest supported versions of
+                                             the dependencies and test tools,
                                              as pip requirements "name==low"
 
 Each check prints one summary line and exits non-zero with the reasons when
@@ -30,8 +31,8 @@ PACKAGES = ("gpuscipy", "gpuscipy_core")
 PUBLIC = ("gpuscipy", "gpuscipy.signal", "gpuscipy.signal.windows", "gpuscipy.linalg",
           "gpuscipy.fft", "gpuscipy.datasets", "gpuscipy.demo", "gpuscipy_core",
           "gpuscipy_core.cuda", "gpuscipy_core.libs", "gpuscipy_core.random")
-# pyproject dependencies whose lowest version .ci/package installs
-LOWEST = ("numpy", "scipy", "cuda-bindings", "cuda-pathfinder")
+# dependencies (and test extras) whose lowest version .ci/package installs
+LOWEST = ("numpy", "scipy", "cuda-bindings", "cuda-pathfinder", "pytest", "matplotlib")
 
 
 def fail(what, problems):
@@ -165,7 +166,8 @@ def check_imports():
 
 def lowest_pins(pyproject):
     import tomllib
-    deps = tomllib.loads(pathlib.Path(pyproject).read_text())["project"]["dependencies"]
+    project = tomllib.loads(pathlib.Path(pyproject).read_text())["project"]
+    deps = project["dependencies"] + project["optional-dependencies"]["test"]
     low = {}
     for dep in deps:
         m = re.fullmatch(r"\s*([A-Za-z0-9_.-]+)\s*(.*)", dep)
@@ -173,7 +175,8 @@ def lowest_pins(pyproject):
         if bound:
             low[m.group(1).lower()] = bound.group(1)
     missing = [name for name in LOWEST if name not in low]
-    fail("pins", [f"{name}: no lower bound in pyproject's dependencies" for name in missing])
+    fail("pins", [f"{name}: no lower bound in pyproject's dependencies or test extra"
+                  for name in missing])
     print(" ".join(f"{name}=={low[name]}" for name in LOWEST))
 
 
