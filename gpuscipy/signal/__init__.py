@@ -36,8 +36,8 @@ from ._detrend import detrend
 from ._filter_design import (bessel, butter, cheby1, cheby2, ellip, firwin,
                              firwin2, iirfilter, iirnotch, iirpeak, sos2tf,
                              tf2sos, zpk2sos)
-from ._iir import (filtfilt, lfilter, lfilter_zi, lfiltic, sosfilt, sosfilt_zi,
-                   sosfiltfilt)
+from ._filtfilt import filtfilt, sosfiltfilt
+from ._iir import lfilter, lfilter_zi, lfiltic, sosfilt, sosfilt_zi
 from ._order_filter import medfilt2d, order_filter
 from ._peak_finding import (argrelextrema, argrelmax, argrelmin, find_peaks,
                             peak_prominences, peak_widths)

@@ -362,13 +362,22 @@ def correlate(in1, in2, mode="full", method="auto"):
 # choose_conv_method
 # ---------------------------------------------------------------------------
 
+_CHOSEN = {}   # the cost model's pick per (shapes, mode, dtypes): pure, memoised
+
+
 def _choose(xp, volume, kernel, mode):
     if volume.ndim == 0 or volume.size == 0 or kernel.size == 0:
         return "direct"
     if not (volume.dtype.kind == "b" and kernel.dtype.kind == "b"):
         P.check_mode(mode, P.MSG_MODE_CHOOSE.format(mode))
-    method = P.choose_method(volume.shape, kernel.shape, mode, volume.dtype,
-                             kernel.dtype, _next_fast_len(xp))
+    key = (xp is numpy, volume.shape, kernel.shape, mode, volume.dtype, kernel.dtype)
+    method = _CHOSEN.get(key)
+    if method is None:
+        method = P.choose_method(volume.shape, kernel.shape, mode, volume.dtype,
+                                 kernel.dtype, _next_fast_len(xp))
+        if len(_CHOSEN) >= 512:
+            _CHOSEN.clear()
+        _CHOSEN[key] = method
     if method == "fft" and (volume.dtype.kind in "ui" or kernel.dtype.kind in "ui"):
         # SciPy's exactness check: the largest possible sum must fit a
         # float64 mantissa (one device read back, only when FFT is chosen)

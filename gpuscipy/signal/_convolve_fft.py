@@ -157,17 +157,19 @@ def fft_convolve(xp, in1, in2, mode, axes, force_oa=False, out_dtype=None, round
     if in2.dtype != cdt:
         in2 = in2.astype(cdt)
     if plan is None:
-        plan = P.fft_plan(s1, s2, axes, real, cplx, fft.next_fast_len)
-        if force_oa and plan[0] != "oa":
-            oa = P.fft_plan(s1, s2, axes, real, cplx, fft.next_fast_len,
-                            allow_single=False)
-            if oa is not None:
-                plan = oa
+        plan = _plan_of(xp, fft, s1, s2, tuple(axes), real, cplx, force_oa)
     reg = _out_region(mode, s1, s2, axes)
     if plan[0] == "oa":
         return _oa(xp, fft, in1, in2, axes, plan[1], plan[2], reg, cplx, out_dtype,
                    round_)
     fshape = [fft.next_fast_len(s1[a] + s2[a] - 1, not cplx) for a in axes]
+    if len(s1) == 1 and not cplx and xp is not numpy:
+        ret = _single_real_1d(xp, in1, in2, fshape[0])
+        n, st = reg[0]
+        ret = ret[st:st + n]
+        if round_ or (out_dtype is not None and ret.dtype != out_dtype):
+            return _crop(xp, ret, [slice(None)], 1.0, out_dtype, round_)
+        return ret
     fwd = fft.fftn if cplx else fft.rfftn
     sp1 = fwd(in1, s=fshape, axes=axes)
     sp2 = fwd(in2, s=fshape, axes=axes)
@@ -177,6 +179,69 @@ def fft_convolve(xp, in1, in2, mode, axes, force_oa=False, out_dtype=None, round
     del sp, sp1
     slices = [slice(st, st + n) for n, st in reg]
     return _crop(xp, ret, slices, 1.0 / math.prod(fshape), out_dtype, round_)
+
+
+_PLANS = {}
+
+
+def _plan_of(xp, fft, s1, s2, axes, real, cplx, force_oa):
+    """:func:`_convolve_plan.fft_plan` for these shapes (with ``force_oa``:
+    overlap-add whenever an axis allows it), memoised: the cost model is
+    pure and a repeated call should not pay it again."""
+    key = (xp is numpy, s1, s2, axes, real, cplx, force_oa)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = P.fft_plan(s1, s2, axes, real, cplx, fft.next_fast_len)
+        if force_oa and plan[0] != "oa":
+            oa = P.fft_plan(s1, s2, axes, real, cplx, fft.next_fast_len,
+                            allow_single=False)
+            if oa is not None:
+                plan = oa
+        if len(_PLANS) >= 512:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+def _padded(xp, x, n):
+    """The 1-D ``x`` (any stride, reversed views included) zero-padded to
+    ``n >= len(x)`` points: one launch of ``pack`` with a single block."""
+    x, so, sl, si = D.axis_view(xp, x, 0)
+    out = xp.empty((n,), x.dtype)
+    src, name = kernel_source("pack", x.dtype, True)
+    D.launch(src, name, _grid(n, 1), (256, 1, 1),
+             (D.ptr(x), x.shape[0], so, sl, si, D.ptr(out), 1, n, n, 1, 1), 0)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def product_kernel():
+    """The ElementwiseKernel ``a = a * b * s`` (complex spectra, ``s`` a
+    scalar of their type)."""
+    import gpuscipy_core as gp
+    return gp.ElementwiseKernel("T b, T s", "T a", "a = a * b * s",
+                                "gs_signal_scaled_product")
+
+
+def _scaled_product(a, b, scale):
+    """``a *= b * scale`` in one launch (the 1/N of the inverse transform
+    moved onto the spectrum: the inverse then runs unnormalised in place
+    and no pass over the output is needed)."""
+    product_kernel()(b, scale, a)
+
+
+def _single_real_1d(xp, in1, in2, n):
+    """The full real 1-D convolution of ``in1`` and ``in2`` through
+    transforms of ``n`` points on the device: both inputs padded in one
+    launch each, two R2C transforms, the scaled product in one launch, the
+    C2R in place of the product. Returns the ``n``-point result (the
+    caller takes the mode's window, a contiguous view)."""
+    from gpuscipy.fft import _basic
+    sp = _basic.exec_trailing(_padded(xp, in1, n), 1, "R2C", (n,), -1)
+    sp2 = _basic.exec_trailing(_padded(xp, in2, n), 1, "R2C", (n,), -1)
+    _scaled_product(sp, sp2, 1.0 / n)
+    del sp2
+    return _basic.exec_trailing(sp, 1, "C2R", (n,), 1)
 
 
 def _oa(xp, fft, in1, in2, axes, a, N, reg, cplx, out_dtype, round_):

@@ -78,7 +78,8 @@ def decimate(x, q, n=None, ftype="iir", axis=-1, zero_phase=True):
     (Crochiere & Rabiner, Multirate Digital Signal Processing, 1983.)
     """
     import gpuscipy_core as gp
-    from ._iir import filtfilt, lfilter, sosfilt, sosfiltfilt
+    from ._filtfilt import filtfilt, sosfiltfilt
+    from ._iir import lfilter, sosfilt
     from ._resample import resample_poly
     from ._upfirdn import upfirdn
 

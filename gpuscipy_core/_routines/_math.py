@@ -96,38 +96,83 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
         return _ufuncs.minimum(a, a_max, out=out, **kwargs)
     if a_max is None:
         return _ufuncs.maximum(a, a_min, out=out, **kwargs)
-    keys = [a.dtype, _operand(a_min)[0], _operand(a_max)[0]]
-    keys = [type(k) if type(k) in (int, float, complex) else
-            numpy.dtype(bool) if isinstance(k, bool) else k for k in keys]
-    dt = _clip_dtype(tuple(keys))
-    lo, hi = _operand(a_min)[1], _operand(a_max)[1]
+    klo, lo = _operand(a_min)
+    khi, hi = _operand(a_max)
+    dt = _clip_dtype((a.dtype, _weak_key(klo), _weak_key(khi)))
     if dt.kind in "iu":
         # bounds outside the integer range clip nothing on that side (NumPy)
-        info = numpy.iinfo(dt)
         if type(lo) is int:
-            lo = builtins.min(builtins.max(lo, int(info.min)), int(info.max))
+            lo = _int_in_range(lo, dt)
         if type(hi) is int:
-            hi = builtins.min(builtins.max(hi, int(info.min)), int(info.max))
-    arrays = [v for v in (a, lo, hi) if isinstance(v, ndarray)]
-    shape = broadcast_shapes(*[v.shape for v in arrays])
+            hi = _int_in_range(hi, dt)
+    lo_arr, hi_arr = isinstance(lo, ndarray), isinstance(hi, ndarray)
+    if lo_arr or hi_arr:
+        arrays = [v for v in (a, lo, hi) if isinstance(v, ndarray)]
+        shape = broadcast_shapes(*[v.shape for v in arrays])
+        order = result_order(arrays)
+    else:
+        shape, order = a.shape, result_order((a,))
     if out is None:
-        out = empty(shape, dt, result_order(arrays))
+        out = empty(shape, dt, order)
     elif out.shape != shape:
         raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
                          f"doesn't match the broadcast shape {shape}")
-    specs, vals, exprs = [], [], []
-    for k, v in enumerate((a, lo, hi)):
-        s, val, e = _spec_value(k, v, dt)
-        specs.append(s)
-        vals.append(val)
-        exprs.append(e)
-    codes = "_".join("s" if not isinstance(v, ndarray) else v.dtype.str[1:]
-                     for v in (a, lo, hi))
-    run_elementwise(f"gs_clip_{codes}_{dt.str[1:]}_{out.dtype.str[1:]}",
-                    tuple(specs) + (("out", out.dtype, "z"),),
-                    f"z = gs::cast<{ctype(out.dtype)}>(gs::clip({', '.join(exprs)}));",
-                    vals + [out], shape, True)
+    prefix, specs, body = _clip_kernel(a.dtype, lo.dtype if lo_arr else None,
+                                       hi.dtype if hi_arr else None, dt, out.dtype)
+    vals = [a, lo if lo_arr else numpy.asarray(lo, dtype=dt).tobytes(),
+            hi if hi_arr else numpy.asarray(hi, dtype=dt).tobytes(), out]
+    run_elementwise(prefix, specs, body, vals, shape, True)
     return out
+
+
+def _weak_key(k):
+    """``_operand``'s dtype key with Python scalars as their types (the key
+    of NumPy's weak promotion)."""
+    t = type(k)
+    if t is int or t is float or t is complex:
+        return t
+    if t is bool:
+        return _BOOL
+    return k
+
+
+_BOOL = numpy.dtype(bool)
+_int_ranges = {}
+
+
+def _int_in_range(v, dt):
+    r = _int_ranges.get(dt)
+    if r is None:
+        info = numpy.iinfo(dt)
+        r = _int_ranges[dt] = (int(info.min), int(info.max))
+    return builtins.min(builtins.max(v, r[0]), r[1])
+
+
+_clip_kernels = {}
+
+
+def _clip_kernel(adt, lodt, hidt, dt, odt):
+    """(kernel-name prefix, specs, body) of clip for the operand dtypes
+    (None: a host scalar of ``dt``), memoised per combination."""
+    key = (adt, lodt, hidt, dt, odt)
+    k = _clip_kernels.get(key)
+    if k is None:
+        specs, exprs, codes = [], [], []
+        for j, v in enumerate((adt, lodt, hidt)):
+            nm = f"a{j}"
+            if v is None:
+                specs.append(("scalar", dt, nm))
+                exprs.append(nm)
+                codes.append("s")
+            else:
+                specs.append(("in", v, nm))
+                exprs.append(f"gs::cast<{ctype(dt)}>({nm})")
+                codes.append(v.str[1:])
+        specs.append(("out", odt, "z"))
+        k = _clip_kernels[key] = (
+            f"gs_clip_{'_'.join(codes)}_{dt.str[1:]}_{odt.str[1:]}", tuple(specs),
+            f"z = gs::cast<{ctype(odt)}>(gs::clip({', '.join(exprs)}));")
+    return k
 
 
 def round(a, decimals=0, out=None):

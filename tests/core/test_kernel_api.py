@@ -1152,3 +1152,37 @@ def test_reduction_kernel_expression_forms_run(form):
     got = _l2_kernel(form)(gp.asarray(h), axis=1)
     want = np.sqrt((h.astype(np.float64) ** 2).sum(axis=1)).astype(np.float32)
     np.testing.assert_allclose(gp.asnumpy(got), want, rtol=2e-6)
+
+
+@gpu
+def test_elementwise_kernel_repeated_calls_reuse_their_plan():
+    # a repeated call with the same argument types reuses what the first
+    # decided (binding, casts, kernel); the results stay the full path's
+    gp = _gp()
+    k = gp.ElementwiseKernel("T x, T a, raw T r, float64 b", "T z",
+                             "z = a * x + r[1] + (T)b", "gs_test_plan")
+    h = np.arange(6.0, dtype=np.float32)
+    r = gp.asarray(np.arange(12.0, dtype=np.float32))[::2]   # raw, non-contiguous
+    for _ in range(3):
+        assert_parity(k(gp.asarray(h), np.float32(2), r, 1), 2 * h + 2 + 1)
+    assert len(k._plans) == 1
+    for _ in range(2):
+        z = k(gp.asarray(h.astype(np.float64)), 0.5, gp.asarray(np.ones(2)), 1.5)
+        assert z.dtype == np.float64
+        assert_parity(z, 0.5 * h.astype(np.float64) + 2.5)
+    assert len(k._plans) == 2
+    out = gp.empty((2, 6), np.float32)
+    for _ in range(2):                                    # given output, broadcast
+        assert k(gp.asarray(h), np.float32(1), r, 0, out) is out
+        assert_parity(out, np.broadcast_to(h + 2, (2, 6)))
+    with pytest.raises(TypeError, match="mismatched"):   # checks still run
+        k(gp.asarray(h), np.float32(1), r, 0, gp.empty((2, 6), np.float64))
+    k2 = gp.ElementwiseKernel("float64 x", "float64 y", "y = 2 * x", "gs_test_plan_cast")
+    for _ in range(2):                                    # the input cast is replayed
+        assert_parity(k2(gp.asarray(np.arange(4, dtype=np.int32))), 2.0 * np.arange(4))
+    k3 = gp.ElementwiseKernel("T a", "T z", "z = a", "gs_test_plan_bigint")
+    out = gp.empty(2, dtype=gp.uint64)
+    for v in (2 ** 63 + 5, 7):
+        k3(v, out)
+        np.testing.assert_array_equal(gp.asnumpy(out), [v, v])
+    assert len(k3._plans) == 1      # the int beyond int64 took the full path

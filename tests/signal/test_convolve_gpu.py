@@ -161,6 +161,37 @@ def test_strided_and_host_inputs():
     _close(_sig().convolve2d(m.T, m[:5, :3]), ss.convolve2d(m.T, m[:5, :3]))
 
 
+@pytest.mark.parametrize("dt", ["f4", "f8"])
+def test_fft_real_1d_views_and_repeated_calls(dt):
+    # the 1-D real route pads each input in one launch (reversed and strided
+    # views read in place) and scales the spectrum product; repeated calls
+    # reuse the memoised plan and method
+    gp = _gp()
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal(6000).astype(dt)
+    h = rng.standard_normal(900).astype(dt)
+    xd, hd = gp.asarray(x), gp.asarray(h)
+    tol = max(_tol_fft(dt), _tol_direct(dt, 300))
+    for _ in range(2):
+        for xs, xh in ((xd, x), (xd[::-1], x[::-1]), (xd[5:5000:3], x[5:5000:3])):
+            for hs, hh in ((hd, h), (hd[::-2], h[::-2])):
+                for mode in ("full", "same", "valid"):
+                    for name in ("correlate", "convolve"):
+                        got = getattr(_sig(), name)(xs, hs, mode, "fft")
+                        want = getattr(ss, name)(xh, hh, mode, method="fft")
+                        assert _host(got).dtype == want.dtype
+                        _close(got, want, tol)
+                    _close(_sig().fftconvolve(hs, xs, mode),
+                           ss.fftconvolve(hh, xh, mode), tol)
+    # integer inputs through the FFT: rounded, then cast (exact)
+    xi = rng.integers(-50, 50, 3000).astype(np.int16)
+    hi = rng.integers(-50, 50, 400).astype(np.int16)
+    got = _sig().correlate(gp.asarray(xi), gp.asarray(hi), "same", "fft")
+    want = ss.correlate(xi, hi, "same", method="direct")
+    assert _host(got).dtype == want.dtype
+    np.testing.assert_array_equal(_host(got), want)
+
+
 def test_nan_inf_propagation_direct():
     x = np.arange(20.0)
     x[5] = np.nan

@@ -6,7 +6,7 @@ import pytest
 import scipy.signal as ss
 
 from gpuscipy_core._kernel._nvrtc import compile_cubin
-from gpuscipy.signal import _iir
+from gpuscipy.signal import _filtfilt as FF
 
 
 @pytest.mark.parametrize("kind", ["sos", "ba"])
@@ -14,15 +14,15 @@ def test_steady_state_is_scipys_and_cached(kind):
     designs = [ss.butter(4, 0.1, output="sos" if kind == "sos" else "ba"),
                ss.cheby1(3, 1, [0.1, 0.3], "bandpass", output="sos" if kind == "sos" else "ba"),
                ss.butter(2, 0.4, output="sos" if kind == "sos" else "ba")]
-    _iir._steady_state_cached.cache_clear()
+    FF._steady_state_cached.cache_clear()
     for rep in range(2):
         for d in designs:
             coefs = (np.asarray(d),) if kind == "sos" else tuple(np.asarray(c) for c in d)
-            got = _iir._steady_state(kind, *coefs)
+            got = FF._steady_state(kind, *coefs)
             want = ss.sosfilt_zi(*coefs) if kind == "sos" else ss.lfilter_zi(*coefs)
             np.testing.assert_array_equal(got, want)
             assert got.dtype == want.dtype
-    info = _iir._steady_state_cached.cache_info()
+    info = FF._steady_state_cached.cache_info()
     assert info.misses == len(designs) and info.hits == len(designs)
 
 
@@ -30,7 +30,7 @@ def test_steady_state_errors_are_scipys():
     with pytest.raises(ValueError) as want:
         ss.lfilter_zi(np.ones((2, 2)), np.array([1.0]))
     with pytest.raises(ValueError) as got:
-        _iir._steady_state("ba", np.ones((2, 2)), np.array([1.0]))
+        FF._steady_state("ba", np.ones((2, 2)), np.array([1.0]))
     assert str(got.value) == str(want.value)
 
 
@@ -38,7 +38,7 @@ def test_steady_state_errors_are_scipys():
 def test_extension_kernel_compiles(dtype):
     import gpuscipy_core as gp
     k = gp.ElementwiseKernel("raw T x, int64 L, int64 n, int32 mode", "T y",
-                             _iir._EXT_BODY, "gs_signal_extend_rows")
+                             FF._EXT_BODY, "gs_signal_extend_rows")
     for ndim, index32 in [(0, True), (0, False)]:
         name, src = k.source(dtype, "i8", "i8", "i4", dtype, scalars=(1, 2, 3),
                              ndim=ndim, index32=index32)
@@ -66,7 +66,7 @@ def test_extension_rows_equal_scipys(dtype, padtype, shape):
     x = x.astype(dtype)
     x[..., 3] = np.inf            # non-finite samples are copied, not mixed in
     for n in (1, 4, shape[-1] - 1):
-        got = gp.asnumpy(_iir._extend(padtype, gp.asarray(x), n, -1))
+        got = gp.asnumpy(FF._extend(padtype, gp.asarray(x), n, -1))
         want = _extension_model(x, n, padtype)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
@@ -93,3 +93,44 @@ def test_filtfilt_repeated_calls_match_scipy(dtype, padtype):
             got = gp.asnumpy(g)
             assert got.dtype == want.dtype
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+def test_spectrum_product_kernel_compiles():
+    from gpuscipy.signal import _convolve_fft as F
+    for dtype in ("c8", "c16"):
+        name, src = F.product_kernel().source(dtype, dtype, dtype, scalars=(1,))
+        assert compile_cubin(src, name)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("xdt,cdt", [("f8", "f8"), ("f4", "f8"), ("f4", "f4"),
+                                     ("c16", "f8"), ("c8", "f4")])
+@pytest.mark.parametrize("shape", [(700,), (3, 400), (2, 2, 300)])
+def test_lean_route_matches_scipy_and_the_general_route(xdt, cdt, shape):
+    # the lean route (last axis, padded; contiguous or a reversed view, as
+    # a previous filtfilt returns) against SciPy and against the general
+    # route (the same data moved to axis 0)
+    import gpuscipy_core as gp
+    from gpuscipy import signal as gs
+    rng = np.random.default_rng(len(shape) * 7 + len(xdt + cdt))
+    x = rng.standard_normal(shape)
+    if xdt[0] == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    x = x.astype(xdt)
+    sos = ss.butter(3, [0.05, 0.3], "bandpass", output="sos").astype(cdt)
+    b, a = (c.astype(cdt) for c in ss.iirnotch(0.1, 20))
+    tol = 2e-4 if np.dtype(xdt).char in "fF" and cdt == "f4" else 1e-10
+    xr = np.ascontiguousarray(x[..., ::-1])
+    front = np.ascontiguousarray(np.moveaxis(x, -1, 0)[..., None])
+    for padtype in ("odd", "even", "constant"):
+        for f, args, kw in ((gs.sosfiltfilt, (sos,), {}), (gs.filtfilt, (b, a), {"padlen": 25})):
+            want = getattr(ss, f.__name__)(*args, x, padtype=padtype, **kw)
+            scale = np.abs(want).max()
+            general = np.moveaxis(gp.asnumpy(f(*args, gp.asarray(front), axis=0,
+                                               padtype=padtype, **kw))[..., 0], 0, -1)
+            for xin in (gp.asarray(x), gp.asarray(xr)[..., ::-1]):
+                got = gp.asnumpy(f(*args, xin, padtype=padtype, **kw))
+                assert got.dtype == want.dtype == general.dtype
+                assert got.shape == want.shape == general.shape
+                np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
+                np.testing.assert_allclose(got, general, rtol=tol, atol=tol * scale)

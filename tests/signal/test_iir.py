@@ -34,6 +34,7 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 
+import gpuscipy.signal as GS
 from gpuscipy.signal import _iir as G
 from gpuscipy.signal import _iir_gust as GU
 from gpuscipy.signal import _iir_kernels as K
@@ -507,11 +508,11 @@ def test_errors_match_scipy(name, args, kw):
             pytest.skip("the installed SciPy accepts this case; comparing "
                         "the answers needs a GPU")
         want = np.asarray(getattr(ss, name)(*args, **kw))
-        got = getattr(G, name)(*args, **kw).get()
+        got = getattr(GS, name)(*args, **kw).get()
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
         return
-    assert _outcome(getattr(G, name), *args, **kw) == ref
+    assert _outcome(getattr(GS, name), *args, **kw) == ref
 
 
 def test_long_double_is_refused():

@@ -177,6 +177,8 @@ def host_gp():
     m.flip = _fn(np.flip)
     m.concatenate = _fn(np.concatenate)
     m.matmul = _fn(np.matmul)
+    m.multiply = _fn(np.multiply)
+    m.cuda = types.SimpleNamespace(get_device_id=lambda: -1)
     return m
 
 

@@ -73,7 +73,13 @@ def main():
     v4 = gp.asarray(rng.standard_normal(4096))
     mwi = ch.convolve(ch.square(ch.convolve(ch.bandpass(hp, st["sos_bp"]), gd)), gp.asarray(E.BOXCAR))
     peaks = ch.detect(mwi)
+    small = gp.asarray(rng.standard_normal(500))
+    ewk = gp.ElementwiseKernel("float64 x, float64 y", "float64 z", "z = x * y + 1.0", "probe_ewk")
     cases = {
+        "ewk_small": (lambda: ewk(small, small), 500),
+        "ewk_slices": (lambda: ewk(small[1:], small[:-1]), 500),
+        "ufunc_small": (lambda: gp.multiply(small, small), 500),
+        "slice": (lambda: small[1:], 2000),
         "sosfiltfilt": (lambda: ch.baseline(g, st["sos_hp"]), 30),
         "filtfilt": (lambda: ch.notch(hp, st["notch_ba"]), 30),
         "convolve5": (lambda: ch.convolve(hp, gd), 50),
