@@ -20,7 +20,8 @@ import numpy
 
 import gpuscipy_core as gp
 
-__all__ = ["concurrent", "getrf", "getrs", "potrf", "potrs", "trsm", "rcond_from_lu",
+__all__ = ["concurrent", "getrf", "getrs", "lu_solve_noperm", "potrf", "potrs", "trsm",
+           "rcond_from_lu",
            "OP_N", "OP_T", "OP_C"]
 
 OP_N, OP_T, OP_C = 0, 1, 2
@@ -142,12 +143,53 @@ def getrs(lu, ipiv, b, trans=OP_N):
     from . import _trsv
     if _trsv.enabled() and _trsv.available(n, nrhs, lu.dtype):
         return _trsv.getrs(lu, _trsv.lu_perm_cached(ipiv), b, trans)
+    if nrhs == 1 and TRSM_MIN_N <= n <= _trsv.MAX_N:
+        return _getrs_trsm(lu, _trsv.lu_perm_cached(ipiv), b, trans)
     libs, cs = _libs(), _cusolver()
     h = libs.get_handle("cusolver")
     dt = libs.cuda_data_type(lu.dtype)
     info = gp.empty((1,), numpy.int32)
     cs.cusolverDnXgetrs(h, _dn_params(), _op(trans), n, nrhs, dt, lu.ptr, _ld(lu),
                         ipiv.ptr, dt, b.ptr, _ld(b), info.ptr)
+    return b
+
+
+# One right-hand side from this order on: the permutation, then cuBLAS
+# trsm per triangle. H200, n = 4096 float64 (tools/probes/trsv_probe.py):
+# cuSOLVER getrs of one column 1.09 ms (OP_N) / 1.29 ms (OP_T); cuBLAS trsm
+# of one column 0.23 ms (L) / 0.27 (U) / 0.33 (U^T) / 0.28 (L^T), so the
+# pair plus the permutation (one thread's chain of n swaps, ~0.1 ms, cached
+# per factor) is about half of getrs.
+TRSM_MIN_N = 512
+
+
+def _getrs_trsm(lu, perm, b, trans):
+    """``getrs`` of one column as the permutation and two cuBLAS trsm:
+    ``x = U^-1 L^-1 P b`` (OP_N) or ``x = P^T L^-op U^-op b``."""
+    v = b.reshape(b.shape[0]) if b.ndim == 2 else b
+    if trans == OP_N:
+        w = gp.take(v, perm, mode="clip")          # (P b)[i] = b[perm[i]]
+        lu_solve_noperm(lu, w, OP_N)
+        v[...] = w
+    else:
+        w = v.copy()
+        lu_solve_noperm(lu, w, trans)
+        gp.put(v, perm, w, mode="clip")            # x[perm[i]] = w[i]
+    return b
+
+
+def lu_solve_noperm(lu, b, trans=OP_N):
+    """``(L U)^-1 b`` (OP_N) or ``(L U)^-op b`` in place in F-ordered ``b``
+    with getrf's factors and without its row permutation: the two cuBLAS
+    triangular solves. The 1-norm condition estimate uses it: ``||A^-1||_1
+    = ||(L U)^-1 P||_1 = ||(L U)^-1||_1`` (a permutation of columns leaves
+    the column sums alone), so its solves skip the permutation."""
+    if trans == OP_N:
+        trsm(lu, b, True, OP_N, unit=True)
+        trsm(lu, b, False, OP_N)
+    else:
+        trsm(lu, b, False, trans)
+        trsm(lu, b, True, trans, unit=True)
     return b
 
 

@@ -158,23 +158,25 @@ def _solve_general(a, b, transposed, want_rcond=True):
     xw[:, :k] = b
     if want_rcond:
         xw[:, k:] = d.estimator_vectors(n, a.dtype)
-        # the solution and the estimator's two vectors (which solve with
-        # op(m) = a) at once, one column per stream: a latency-bound
-        # triangular solve of one column costs as much as of three
+        # the solution and the estimator's two vectors at once, one column
+        # per stream: a latency-bound triangular solve of one column costs
+        # as much as of three. The estimator works on M = (L U)^-T, whose
+        # 1-norm is ||a^-1||_1 (a^-1 = P^T M), so its solves skip the
+        # permutation (lu_solve_noperm).
         d.concurrent([lambda: d.getrs(m, ipiv, xw[:, :k], main),
-                      lambda: d.getrs(m, ipiv, xw[:, k:k + 1], d.OP_T),
-                      lambda: d.getrs(m, ipiv, xw[:, k + 1:], d.OP_T)])
+                      lambda: d.lu_solve_noperm(m, xw[:, k:k + 1], d.OP_T),
+                      lambda: d.lu_solve_noperm(m, xw[:, k + 1:], d.OP_T)])
     else:
         d.getrs(m, ipiv, xw, main)
     rcond = None
     if want_rcond:
         def solve_n(v):
-            return d.getrs(m, ipiv, v, d.OP_T)
+            return d.lu_solve_noperm(m, v, d.OP_T)
 
-        def solve_h(v):   # a^H v = conj(m conj(v))
+        def solve_h(v):   # M^H v = conj((L U)^-1 conj(v))
             if v.dtype.kind == "c":
-                return gp.conj(d.getrs(m, ipiv, gp.conj(v).copy(order="F"), d.OP_N))
-            return d.getrs(m, ipiv, v, d.OP_N)
+                return gp.conj(d.lu_solve_noperm(m, gp.conj(v).copy(order="F"), d.OP_N))
+            return d.lu_solve_noperm(m, v, d.OP_N)
 
         anorm = _sk.norm1(a)
         rcond = d.rcond_from_lu(anorm, xw[:, k:], solve_n, solve_h)
@@ -975,37 +977,53 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
     Differences from SciPy: ``assume_a`` and ``lower`` do not select a
     structured inverse.
     """
-    a1 = asarray_validated(a, check_finite)
+    a1 = asarray_validated(a, False)
     if a1.ndim < 2 or a1.shape[-1] != a1.shape[-2]:
         raise ValueError("Expected at least ndim=2, got a1.ndim=%d" % a1.ndim
                          if a1.ndim < 2 else
                          f"Expected square matrix, got a1.shape={a1.shape}")
     dt = lapack_dtype(a1.dtype)
-    a1 = a1.astype(dt, copy=False)
     n = a1.shape[-1]
-    if a1.size == 0:
-        return gp.empty(a1.shape, dt)
-    batch = a1.shape[:-2]
-    if n <= _bl.MAX_N:
+    if n <= _bl.MAX_N or a1.size == 0:
+        if check_finite:
+            check_finite_array(a1, "a")
+        a1 = a1.astype(dt, copy=False)
+        if a1.size == 0:
+            return gp.empty(a1.shape, dt)
         res = _bl.batched_lu(_stack(a1, (n, n)), inv=True, want_rcond=True)
         _singular(res["info"].get())
         _warn_rcond(res["rcond"].get(), dt)
         return res["x"].reshape(a1.shape)
-    a3 = _stack(a1, (n, n))
+    a3 = _stack(a1.astype(dt, copy=False), (n, n))
     out = gp.empty(a3.shape, dt)
-    infos, rconds = [], []
+    status = gp.empty((a3.shape[0], 3), numpy.float64)
     for i in range(a3.shape[0]):
-        info, rc = _inv_general(a3[i], out[i])
-        infos.append(info.reshape(1))
-        rconds.append(rc.reshape(1))
-    _singular(gp.concatenate(infos).get())   # one read back for the stack
-    _warn_rcond(gp.concatenate(rconds).get(), dt)
+        _inv_general(a3[i], out[i], status[i])
+    st = status.get()                # the one read back, for the whole stack
+    if check_finite and not numpy.isfinite(st[:, 1]).all():
+        # an inf or NaN makes ||a||_1 non-finite; so can finite entries
+        # whose column sums overflow, which the exact check lets through
+        check_finite_array(a1, "a")
+    _singular(st[:, 0])
+    _warn_rcond(st[:, 2].astype(dt.char.lower()), dt)
     return out.reshape(a1.shape)
 
 
-def _inv_general(a, out):
+@functools.lru_cache(maxsize=1)
+def _inv_status_kernel():
+    """``st = [info, ||a||_1, rcond]`` (float64) of one inverse in one
+    launch; rcond in the real dtype R as ``1 / (||a||_1 ||a^-1||_1)``, 0
+    when either norm is 0."""
+    return gp.ElementwiseKernel(
+        "int32 info, R anorm, R ainv", "raw float64 st",
+        "st[0] = info; st[1] = anorm;"
+        " st[2] = (anorm == (R)0 || ainv == (R)0) ? (R)0 : (R)1 / (anorm * ainv)",
+        "gs_linalg_inv_status")
+
+
+def _inv_general(a, out, status):
     """``out[...] = a^-1`` for one n x n matrix (C-contiguous ``out``) by
-    cuSOLVER LU; returns the device ``info`` and reciprocal condition.
+    cuSOLVER LU, and ``status[:] = [info, ||a||_1, rcond]`` on the device.
 
     The C-ordered copy of ``a`` is ``a^T`` read column-major; ``getrs``
     without transposition then solves ``a^T X = I`` in ``out`` read
@@ -1013,19 +1031,18 @@ def _inv_general(a, out):
     transposed solve and no transposing copy. The condition number needs no
     estimator: ``||a^-1||_1`` is the largest column sum of the computed
     inverse (exact up to rounding, where LAPACK's ?gecon estimates a lower
-    bound of it with two more solves).
+    bound of it with two more solves). ``||a||_1`` doubles as the finite
+    check (``inv`` reads it with the rest once everything is queued, so the
+    GPU never waits for the host between the check and the factorization).
     """
     d = _dense()
     n = a.shape[0]
     m = a.astype(a.dtype, order="C", copy=True)
     ipiv, info = d.getrf(m, fast=True)
-    out[...] = gp.eye(n, dtype=a.dtype)
+    out.fill(0)
+    out.reshape(-1)[::n + 1] = 1
     d.getrs(m, ipiv, out.T, d.OP_N)
-    anorm = _sk.norm1(a)
-    ainv = _sk.norm1(out)
-    real = numpy.dtype(a.dtype.char.lower())
-    rc = gp.where(anorm == 0, 0.0, 1.0 / (anorm * ainv))
-    return info, gp.where(ainv == 0, 0.0, rc).astype(real)
+    _inv_status_kernel()(info.reshape(()), _sk.norm1(a), _sk.norm1(out), status)
 
 
 def det(a, overwrite_a=False, check_finite=True):

@@ -53,3 +53,45 @@ def test_inv_ill_conditioned_warns_and_singular_raises(n):
     stack = np.stack([np.eye(n), np.ones((n, n))])
     with pytest.raises(sl.LinAlgError, match="singular"):
         linalg.inv(gp.asarray(stack))
+
+
+@gpu
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_inv_non_finite_input_raises_after_the_queued_work(bad):
+    # the finite check is read with info and rcond, after the LU is queued:
+    # the error is still SciPy's, and it comes before the singular error
+    import gpuscipy_core as gp
+    from gpuscipy import linalg
+    a = np.ones((2, 40, 40))              # singular slices as well
+    a[1, 3, 7] = bad
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        sl.inv(a[1])
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.inv(gp.asarray(a))
+    with pytest.raises(sl.LinAlgError, match="singular"):    # slice 0
+        linalg.inv(gp.asarray(a), check_finite=False)
+
+
+@gpu
+def test_inv_finite_entries_whose_column_sums_overflow_are_accepted():
+    # ||a||_1 overflows to inf for these finite entries: the exact check
+    # runs and lets them through; rcond is then 0 and warns
+    import gpuscipy_core as gp
+    from gpuscipy import linalg
+    n = 40
+    a = np.eye(n)
+    a[:, 0] = 1e307
+    want = np.eye(n)                 # the inverse, exactly (no LAPACK)
+    want[:, 0] = -1
+    want[0, 0] = 1e-307
+    with pytest.warns(sl.LinAlgWarning, match="slice 0 has rcond = 0.0"):
+        got = linalg.inv(gp.asarray(a)).get()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("real", ["f4", "f8"])
+def test_inv_status_kernel_compiles(real):
+    from gpuscipy_core._kernel._nvrtc import compile_cubin
+    from gpuscipy.linalg import _solvers
+    name, src = _solvers._inv_status_kernel().source("i4", real, real)
+    assert compile_cubin(src, name)
