@@ -58,20 +58,6 @@ def test_builtin_reductions_compile_for_every_dtype():
     assert _compile_batches(sources, "builtin") > 400
 
 
-def test_vector_load_hint_variant_compiles():
-    # GS_RED_VEC_HINT 1 (ld.global.nc with an L2 prefetch hint) for every
-    # vector width the sums use
-    sources = []
-    for dt in map(np.dtype, ["f4", "f8", "c8", "i2", "u1"]):
-        for red in _reduction._builtin_reductions(dt):
-            v = _variants(red, dt)[0]
-            if v[3] > 1:
-                sources.append("#define GS_RED_VEC_HINT 1\n" + red.source(*v))
-    assert len(sources) >= 5
-    for k, src in enumerate(sources[:12]):
-        assert compile_cubin(src, f"hint_{k}")
-
-
 def test_kernel_names_encode_the_spec():
     red = _reduction._sum_kernel("sum", np.dtype("f4"), np.dtype("f4"),
                                  np.dtype("f4"), False)

@@ -65,24 +65,6 @@ constexpr int kUnroll = 4;
 #define GS_RED_VEC_LANES 1
 #endif
 constexpr int kVecUnroll = GS_RED_VEC_UNROLL;
-// GS_RED_VEC_HINT 1: the 16-byte vector loads as ld.global.nc with an
-// L2 256-byte prefetch hint and no L1 allocation (read-only streaming).
-#ifndef GS_RED_VEC_HINT
-#define GS_RED_VEC_HINT 0
-#endif
-template <class V>
-__device__ __forceinline__ V red_vec_load(const V* p) {
-#if GS_RED_VEC_HINT
-  if constexpr (sizeof(V) == 16) {
-    unsigned int r0, r1, r2, r3;
-    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "l"(p));
-    const unsigned int w[4] = {r0, r1, r2, r3};
-    return *reinterpret_cast<const V*>(w);
-  }
-#endif
-  return *p;
-}
 
 // ---------------------------------------------------------------------------
 // Value helpers: NaN tests, orderings, bounds
@@ -485,7 +467,7 @@ __device__ __forceinline__ void reduce(const P& p) {
           for (; v + (kVecUnroll - 1) * R < nv; v += kVecUnroll * R) {
             V buf[kVecUnroll];
 #pragma unroll
-            for (int u = 0; u < kVecUnroll; ++u) buf[u] = red_vec_load(vp + v + u * R);
+            for (int u = 0; u < kVecUnroll; ++u) buf[u] = vp[v + u * R];
 #pragma unroll
             for (int u = 0; u < kVecUnroll; ++u) {
 #pragma unroll
