@@ -59,7 +59,8 @@ def test_solve_one_column_and_its_warning(dtype):
     a = _well(n, dtype, rng)
     b = _rand(n, dtype, rng)
     tol = TOL[np.dtype(dtype).char]
-    for transposed in (False, True):
+    # (SciPy refuses transposed=True for complex matrices; so do we)
+    for transposed in (False, True) if np.dtype(dtype).kind == "f" else (False,):
         with warnings.catch_warnings():
             warnings.simplefilter("error")          # well conditioned: no warning
             got = linalg.solve(gp.asarray(a), gp.asarray(b), transposed=transposed).get()
