@@ -276,11 +276,12 @@ def estimator_vectors(n, dtype):
 _side = {}
 
 
-def concurrent(jobs):
+def concurrent(jobs, join=None):
     """Run the callables ``jobs`` (each queueing device work) at once: the
     first on the current stream, the others on side streams of the device
     that wait for the work queued so far; the current stream then waits
-    for all of them.
+    for the first ``join`` of them (default all). Returns the completion
+    events of the others, for :func:`wait_for` later.
 
     For latency-bound work that leaves most SMs idle, such as cuSOLVER's
     triangular solves with one right-hand side: on an H200 at n = 4096
@@ -302,7 +303,17 @@ def concurrent(jobs):
             job()
         ends.append(stream.record(Event(disable_timing=True)))
     jobs[0]()
-    for e in ends:
+    join = len(jobs) if join is None else join
+    for e in ends[:max(join - 1, 0)]:
+        main.wait_event(e)
+    return ends[max(join - 1, 0):]
+
+
+def wait_for(events):
+    """Make the current stream wait for ``events`` (from :func:`concurrent`)."""
+    from gpuscipy_core.cuda import get_current_stream
+    main = get_current_stream()
+    for e in events:
         main.wait_event(e)
 
 
