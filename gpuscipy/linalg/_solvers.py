@@ -158,13 +158,13 @@ def _solve_general(a, b, transposed, want_rcond=True):
     xw[:, :k] = b
     if want_rcond:
         xw[:, k:] = d.estimator_vectors(n, a.dtype)
-        # the solution and the estimator's two vectors at once, one column
+        # the estimator's two vectors and the solution at once, one column
         # per stream: a latency-bound triangular solve of one column costs
         # as much as of three. The estimator works on M = (L U)^-T, whose
         # 1-norm is ||a^-1||_1 (a^-1 = P^T M), so its solves skip the
-        # permutation (lu_solve_noperm).
-        # The solution (whose permutation is a ~0.1-0.2 ms chain) is joined
-        # only at the end: it overlaps the estimator's later stages.
+        # permutation (lu_solve_noperm); the solution (whose permutation is
+        # a ~0.1-0.2 ms chain) is joined only at the end, overlapping the
+        # estimator's later stages.
         pending = d.concurrent([lambda: d.lu_solve_noperm(m, xw[:, k:k + 1], d.OP_T),
                                 lambda: d.lu_solve_noperm(m, xw[:, k + 1:], d.OP_T),
                                 lambda: d.getrs(m, ipiv, xw[:, :k], main)], join=2)

@@ -11,6 +11,7 @@ public functions) so that the CPU tests can run the same code with NumPy
 arrays and host-emulated kernels.
 """
 
+import functools
 import math
 
 import numpy
@@ -362,7 +363,9 @@ def correlate(in1, in2, mode="full", method="auto"):
 # choose_conv_method
 # ---------------------------------------------------------------------------
 
-_CHOSEN = {}   # the cost model's pick per (shapes, mode, dtypes): pure, memoised
+# the cost model's pick is a pure function of shapes, mode, dtypes and the
+# fast-length rule: memoised
+_choose_method = functools.lru_cache(maxsize=512)(P.choose_method)
 
 
 def _choose(xp, volume, kernel, mode):
@@ -370,14 +373,8 @@ def _choose(xp, volume, kernel, mode):
         return "direct"
     if not (volume.dtype.kind == "b" and kernel.dtype.kind == "b"):
         P.check_mode(mode, P.MSG_MODE_CHOOSE.format(mode))
-    key = (xp is numpy, volume.shape, kernel.shape, mode, volume.dtype, kernel.dtype)
-    method = _CHOSEN.get(key)
-    if method is None:
-        method = P.choose_method(volume.shape, kernel.shape, mode, volume.dtype,
-                                 kernel.dtype, _next_fast_len(xp))
-        if len(_CHOSEN) >= 512:
-            _CHOSEN.clear()
-        _CHOSEN[key] = method
+    method = _choose_method(volume.shape, kernel.shape, mode, volume.dtype,
+                            kernel.dtype, _next_fast_len(xp))
     if method == "fft" and (volume.dtype.kind in "ui" or kernel.dtype.kind in "ui"):
         # SciPy's exactness check: the largest possible sum must fit a
         # float64 mantissa (one device read back, only when FFT is chosen)

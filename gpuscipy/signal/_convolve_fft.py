@@ -157,7 +157,7 @@ def fft_convolve(xp, in1, in2, mode, axes, force_oa=False, out_dtype=None, round
     if in2.dtype != cdt:
         in2 = in2.astype(cdt)
     if plan is None:
-        plan = _plan_of(xp, fft, s1, s2, tuple(axes), real, cplx, force_oa)
+        plan = _plan_of(s1, s2, tuple(axes), real, cplx, force_oa, fft.next_fast_len)
     reg = _out_region(mode, s1, s2, axes)
     if plan[0] == "oa":
         return _oa(xp, fft, in1, in2, axes, plan[1], plan[2], reg, cplx, out_dtype,
@@ -181,25 +181,16 @@ def fft_convolve(xp, in1, in2, mode, axes, force_oa=False, out_dtype=None, round
     return _crop(xp, ret, slices, 1.0 / math.prod(fshape), out_dtype, round_)
 
 
-_PLANS = {}
-
-
-def _plan_of(xp, fft, s1, s2, axes, real, cplx, force_oa):
+@functools.lru_cache(maxsize=512)
+def _plan_of(s1, s2, axes, real, cplx, force_oa, next_fast_len):
     """:func:`_convolve_plan.fft_plan` for these shapes (with ``force_oa``:
     overlap-add whenever an axis allows it), memoised: the cost model is
     pure and a repeated call should not pay it again."""
-    key = (xp is numpy, s1, s2, axes, real, cplx, force_oa)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = P.fft_plan(s1, s2, axes, real, cplx, fft.next_fast_len)
-        if force_oa and plan[0] != "oa":
-            oa = P.fft_plan(s1, s2, axes, real, cplx, fft.next_fast_len,
-                            allow_single=False)
-            if oa is not None:
-                plan = oa
-        if len(_PLANS) >= 512:
-            _PLANS.clear()
-        _PLANS[key] = plan
+    plan = P.fft_plan(s1, s2, axes, real, cplx, next_fast_len)
+    if force_oa and plan[0] != "oa":
+        oa = P.fft_plan(s1, s2, axes, real, cplx, next_fast_len, allow_single=False)
+        if oa is not None:
+            plan = oa
     return plan
 
 

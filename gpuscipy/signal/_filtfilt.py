@@ -68,7 +68,8 @@ _ext_kernel = []
 
 def _extend_rows(x, n, mode):
     """The odd/even/constant extension by ``n`` samples of each row of the
-    C-contiguous float or complex ``x`` (last axis), in one launch."""
+    float or complex ``x`` (last axis), in one launch (a non-contiguous
+    ``x`` is made C-contiguous first, by the kernel's raw argument)."""
     if not _ext_kernel:
         _ext_kernel.append(gp.ElementwiseKernel(
             "raw T x, int64 L, int64 n, int32 mode", "T y", _EXT_BODY,
@@ -78,7 +79,6 @@ def _extend_rows(x, n, mode):
     if y.size:
         _ext_kernel[0](x, numpy.int64(L), numpy.int64(n), numpy.int32(mode), y)
     return y
-
 
 
 def _axis_slice(a, start=None, stop=None, step=None, axis=-1):
@@ -141,15 +141,6 @@ def _device_row(raw, dtype, device):
     return gp.asarray(numpy.frombuffer(raw, numpy.dtype(dtype)))
 
 
-def _lean(x, axis, padtype, edge):
-    """Whether the lean route applies: a non-empty float or complex device
-    array, the last axis, an extension (a non-contiguous ``x``, such as the
-    reversed view a previous filtfilt returns, is copied by the extension
-    kernel's raw argument)."""
-    return (padtype is not None and edge > 0 and x.size > 0
-            and (axis == -1 or axis == x.ndim - 1) and x.dtype.char in "fdFD")
-
-
 def _scaled_states(zrow, ends, dtype):
     """``zrow * ends``: (nch, D) C-contiguous states in ``dtype`` from the
     steady state (D,) and each row's end sample ``ends`` (nch, 1), as
@@ -158,9 +149,22 @@ def _scaled_states(zrow, ends, dtype):
     return z if z.dtype == dtype else z.astype(dtype)
 
 
-def _lean_passes(one_pass, ext, zi, edge, dtype):
-    """The forward and backward passes of :func:`_forward_backward` over the
-    C-contiguous extended rows ``ext`` with ``one_pass(x, states)``."""
+def _lean_route(x, axis, padtype, edge, zi, coef_dtype, make_pass):
+    """The zero-phase result by the lean route, or None where it does not
+    apply. It applies to a non-empty float or complex device array, the
+    last axis, an extension (a non-contiguous ``x``, such as the reversed
+    view a previous filtfilt returns, is copied by the extension kernel's
+    raw argument), a float or complex compute dtype, and a filter that
+    ``make_pass(dtype)`` gives a ``one_pass(x, states)`` for."""
+    if not (padtype is not None and edge > 0 and x.size > 0
+            and (axis == -1 or axis == x.ndim - 1) and x.dtype.char in "fdFD"):
+        return None
+    # SciPy's result type: the filter's, with x and the states zi * x0
+    dtype = numpy.result_type(coef_dtype, x.dtype, numpy.result_type(zi.dtype, x.dtype))
+    one_pass = make_pass(dtype) if dtype.char in "fdFD" else None
+    if one_pass is None:
+        return None
+    ext = _extend_rows(x, edge, _EXT_MODES[padtype])
     zrow = _device_row(zi.tobytes(), zi.dtype.str, gp.cuda.get_device_id())
     w = ext.shape[-1]
     nch = ext.size // w
@@ -171,7 +175,10 @@ def _lean_passes(one_pass, ext, zi, edge, dtype):
 
 
 def _sos_pass(sos, n_sections, dtype):
-    """``one_pass`` of sosfilt along the last axis from canonical states."""
+    """``one_pass`` of sosfilt along the last axis from canonical states
+    (None for no sections)."""
+    if n_sections == 0:
+        return None
     groups = _iir._sos_groups(sos, dtype)
 
     def run(x, z):
@@ -270,13 +277,10 @@ def filtfilt(b, a, x, axis=-1, padtype="odd", padlen=None, method="pad", irlen=N
     edge = _check_pad(padtype, padlen, _shape_of(x), axis, ntaps=max(len(a), len(b)))
     zi = _steady_state("ba", b, a)
     x = _device(x)
-    if _lean(x, axis, padtype, edge):
-        pdt = numpy.result_type(zi.dtype, x.dtype)
-        dtype = numpy.result_type(b.dtype, a.dtype, x.dtype, pdt)
-        one_pass = _ba_pass(b, a, dtype) if dtype.char in "fdFD" else None
-        if one_pass is not None:
-            ext = _extend_rows(x, edge, _EXT_MODES[padtype])
-            return _lean_passes(one_pass, ext, zi, edge, dtype)
+    y = _lean_route(x, axis, padtype, edge, zi, numpy.result_type(b.dtype, a.dtype),
+                    lambda dtype: _ba_pass(b, a, dtype))
+    if y is not None:
+        return y
     ext = _extend(padtype, x, edge, axis)
     zi_shape = [1] * x.ndim
     zi_shape[axis] = zi.size
@@ -324,12 +328,10 @@ def sosfiltfilt(sos, x, axis=-1, padtype="odd", padlen=None):
     edge = _check_pad(padtype, padlen, x_shape, axis, ntaps=ntaps)
     zi = _steady_state("sos", sos)
     x = _device(x)
-    if _lean(x, axis, padtype, edge) and n_sections > 0:
-        pdt = numpy.result_type(zi.dtype, x.dtype)
-        dtype = numpy.result_type(sos.dtype, x.dtype, pdt)
-        if dtype.char in "fdFD":
-            ext = _extend_rows(x, edge, _EXT_MODES[padtype])
-            return _lean_passes(_sos_pass(sos, n_sections, dtype), ext, zi, edge, dtype)
+    y = _lean_route(x, axis, padtype, edge, zi, sos.dtype,
+                    lambda dtype: _sos_pass(sos, n_sections, dtype))
+    if y is not None:
+        return y
     ext = _extend(padtype, x, edge, axis)
     zi_shape = [1] * x.ndim
     zi_shape[axis] = 2
