@@ -35,6 +35,11 @@ __all__ = ["ReductionKernel", "normalize_axes", "Reduction", "get_reduction", "L
 _CAP_BLOCKS_X = 1 << 20      # grid x (outputs); larger grids loop
 _MAX_SPLIT = 65535           # grid y (chunks of one reduction)
 _MIN_PER_THREAD = 32         # elements a thread gets at least when splitting
+# Split reductions get blocks for two waves of the device: SMs draw memory
+# bandwidth unevenly, and in one wave of equal chunks the slowest sets the
+# end (H200, tools/probes/sum_waves.py: 2^28 float32, 251.8 -> 243.5 us
+# back to back, CUB 237.4; 4 and more waves slower again).
+_WAVES = 2
 _I32_ELEMS = 1 << 30         # 32-bit indexing: M, N and partial counts below this
 _I32_BYTES = (1 << 31) - 1   # ... and every byte offset below this
 _lock = threading.Lock()
@@ -285,7 +290,7 @@ class Reduction:
         spec = self.spec(len(lay.odims), len(lay.rdims), lay.index32, lay.vec)
         func = get_function(reduction_source(spec), spec.name, self.options)
         occ, acc_size = _function_info(func, spec.name)
-        launches, temp_bytes = plan_launches(lay, _num_sms(dev) * occ, acc_size)
+        launches, temp_bytes = plan_launches(lay, _num_sms(dev) * occ * _WAVES, acc_size)
         glay, scalar_offsets, total = params_layout(spec)
         npt = len(arrays) + len(outs) + 1
         plan = _Plan()

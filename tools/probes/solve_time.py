@@ -1,4 +1,5 @@
-"""linalg.solve 4096^2 float64, one right-hand side, beside CuPy (CUDA events, median of 15).
+"""linalg.solve 4096^2 float64 (one right-hand side) and inv 2048^2 float64 beside CuPy
+(CUDA events, median of 15 and 25).
 
     PYTHONPATH=. python tools/probes/solve_time.py
 """
@@ -17,3 +18,9 @@ def ev(mod, fn, reps=15):
 x = linalg.solve(ga, gb).get()
 print("resid", np.abs(a @ x - b).max() / np.abs(b).max())
 print("solve gpuscipy %.3f ms  cupy %.3f ms" % (ev(gp, lambda: linalg.solve(ga, gb)), ev(cp, lambda: cp.linalg.solve(ca, cb))))
+m = 2048
+a2 = rng.standard_normal((m, m)); ga2, ca2 = gp.asarray(a2), cp.asarray(a2)
+print("inv resid", np.abs(linalg.inv(ga2).get() @ a2 - np.eye(m)).max())
+for _ in range(2):
+    print("inv 2048 gpuscipy %.3f ms  cupy %.3f ms" % (ev(gp, lambda: linalg.inv(ga2), 25),
+                                                     ev(cp, lambda: cp.linalg.inv(ca2), 25)))
