@@ -129,7 +129,11 @@ def lu_perm_cached(ipiv):
     if hit is not None and hit[0] is ipiv and hit[1] == stream:
         return hit[2]
     perm = lu_perm(ipiv)
-    _last.entry = (ipiv, stream, perm)
+    if stream == 0:
+        # only the legacy stream's: a permutation allocated on a side stream
+        # (solve's solution runs on one) and cached until exit was freed at
+        # interpreter teardown on a stream already gone (SIGSEGV at exit)
+        _last.entry = (ipiv, stream, perm)
     return perm
 
 

@@ -13,6 +13,8 @@
 //         in registers; Batcher's odd-even merge network for KP inputs,
 //         generated at compile time (constexpr), sorts them. The compiler
 //         drops every comparator the middle element does not depend on.
+//   small: box windows whose rank lies within M of either end: the M
+//         smallest (or largest) keys sorted in registers (``select_small``).
 //   ring: box windows spanning one axis, K <= KP: each thread slides over a
 //         run of consecutive outputs along that axis, its window in a ring of
 //         K keys in its own slice of shared memory (no sharing, no barrier).
@@ -190,6 +192,58 @@ __device__ void median_net(const T* __restrict__ x, T* __restrict__ out, long lo
     }
     sort_network<KP>(v);
     out[o] = Key<T>::back(v[KP / 2]);
+  }
+}
+
+// small: box windows of any size over <= 3 axes when the rank is near either
+// end, m = min(rank + 1, ksz - rank) <= M: the m smallest keys (of the keys
+// complemented when the rank is near the top, `flip`) kept sorted in
+// registers, each window key bubbled through them: ksz * M compare-exchanges
+// (a 5 x 5 window at rank 3 takes 100 where the 49-input network, whose
+// padding is known only at run time, keeps several hundred). block 128.
+template <int M, class U>
+GS_FI void bubble(U (&s)[M], U v) {
+#pragma unroll
+  for (int j = 0; j < M; ++j) {
+    const U a = s[j];
+    s[j] = v < a ? v : a;
+    v = v < a ? a : v;
+  }
+}
+
+template <class T, int M>
+__device__ void select_small(const T* __restrict__ x, T* __restrict__ out, long long total,
+                             long long ksz, long long rank, long long flip, Params3 p) {
+  typedef typename Key<T>::type U;
+  const U f = flip ? ~U(0) : U(0);
+  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < total;
+       o += (long long)gridDim.x * blockDim.x) {
+    long long lo[3];
+    window3(o, p, lo);
+    U s[M];
+#pragma unroll
+    for (int j = 0; j < M; ++j) s[j] = ~U(0);
+    bool inside = true;
+#pragma unroll
+    for (int d = 0; d < 3; ++d) inside = inside && lo[d] >= 0 && lo[d] + p.ksize[d] <= p.shape[d];
+    if (inside) {   // no bounds checks: rows of the box from one corner pointer
+      const T* q0 = x + lo[0] * p.stride[0] + lo[1] * p.stride[1] + lo[2] * p.stride[2];
+      for (long long i0 = 0; i0 < p.ksize[0]; ++i0)
+        for (long long i1 = 0; i1 < p.ksize[1]; ++i1) {
+          const T* q = q0 + i0 * p.stride[0] + i1 * p.stride[1];
+          for (long long i2 = 0; i2 < p.ksize[2]; ++i2) bubble<M>(s, Key<T>::of(q[i2 * p.stride[2]]) ^ f);
+        }
+    } else {
+      long long k0 = 0, k1 = 0, k2 = 0;
+      for (long long i = 0; i < ksz; ++i) {
+        bubble<M>(s, key3<T>(x, p, lo, k0, k1, k2) ^ f);
+        advance3(p, k0, k1, k2);
+      }
+    }
+    U r = s[0];
+#pragma unroll
+    for (int j = 1; j < M; ++j) r = (j == rank) ? s[j] : r;
+    out[o] = Key<T>::back(r ^ f);
   }
 }
 

@@ -8,6 +8,9 @@ of each window, values compared as unsigned keys. Three kernels:
 * ``net`` (kind "net", bucket KP in 3, 9, 25, 49; 25 at most for 64-bit
   keys): box windows over at most three axes, sorted in registers by a
   compile-time Batcher network, padded so the rank-r key lands at KP/2.
+* ``small`` (kind "small", bucket M in 1, 2, 4, 8): box windows over at
+  most three axes whose rank lies within M of either end; the M extreme
+  keys kept sorted in registers, every window key bubbled through them.
 * ``ring`` (kind "sel3", KP a ring bucket): box windows spanning one axis;
   each thread slides over a run of outputs with its window in a ring of keys
   in its own slice of shared memory, one pass per output.
@@ -29,13 +32,14 @@ import numpy
 
 from . import _convolve_direct as D
 
-__all__ = ["medfilt", "BUCKETS", "BUCKETS64", "RINGS", "RINGS64", "MAX_NET", "MAXDIM",
+__all__ = ["medfilt", "BUCKETS", "BUCKETS64", "SMALL", "RINGS", "RINGS64", "MAX_NET", "MAXDIM",
            "kernel_source", "variants", "plan", "plan_order", "network", "run", "run_order",
            "model_medfilt", "model_order", "model_sliding"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 BUCKETS = (3, 9, 25, 49)           # sorting networks for 32-bit keys
 BUCKETS64 = (3, 9, 25)             # and for 64-bit keys (float64, int64, uint64)
+SMALL = (1, 2, 4, 8)               # kept keys of the small-rank kernel
 MAX_NET = BUCKETS[-1]
 # ring buckets (KP, threads per block): KP * block keys of shared memory,
 # at most 48 KiB of static shared memory per block
@@ -87,6 +91,13 @@ def kernel_source(kind, dtype, kp=0):
         body = (f"{name}(const {T}* x, {T}* out, long long total, long long ksz,\n"
                 f"    long long rank, gsmed::Params3 p) {{\n"
                 f"  gsmed::median_net<{T}, {kp}>(x, out, total, ksz, rank, p);\n}}\n")
+    elif kind == "small":
+        if kp not in SMALL:
+            raise ValueError(f"small-rank size must be one of {SMALL}")
+        name = f"gsmed_small{kp}_{tag}"
+        body = (f"{name}(const {T}* x, {T}* out, long long total, long long ksz,\n"
+                f"    long long rank, long long flip, gsmed::Params3 p) {{\n"
+                f"  gsmed::select_small<{T}, {kp}>(x, out, total, ksz, rank, flip, p);\n}}\n")
     elif kind == "sel3" and kp:
         rings = dict(_rings(dt))
         if kp not in rings:
@@ -112,6 +123,7 @@ def variants():
     out = []
     for dt in DTYPES:
         out += [("net", dt, kp) for kp in _buckets(dt)]
+        out += [("small", dt, m) for m in SMALL]
         out += [("sel3", dt, kp) for kp, _ in _rings(dt)]
         out += [("sel3", dt, 0), ("sel", dt, 0)]
     return out
@@ -125,6 +137,13 @@ def plan_order(shape, wshape, full, rank, dtype):
     if len(shape) > 3:
         return "sel", 0
     if full:
+        if k in _buckets(dtype) and rank == k // 2:
+            return "net", k               # a network with no padding
+        m = min(rank + 1, k - rank)
+        axes = sum(w > 1 for w in wshape)
+        if m == 1 or (m <= SMALL[-1] and axes > 1):
+            # k * M compare-exchanges; one-axis windows slide cheaper (ring)
+            return "small", next(b for b in SMALL if b >= m)
         for kp in _buckets(dtype):
             if k <= kp and 0 <= kp // 2 - rank <= kp - k:
                 return "net", kp
@@ -277,12 +296,17 @@ def run_order(xp, volume, mask, rank, wshape=None, force=None, run=None, init=0)
     kind, kp = force or plan_order(volume.shape, wshape, full, rank, volume.dtype)
     es = D._estrides(volume)
     src, name = kernel_source(kind, volume.dtype, kp)
-    if kind == "net":
+    if kind in ("net", "small"):
         total = out.size
         grid = (D.grid_x(-(-total // 128)), 1, 1)
+        if kind == "net":
+            args = (k, rank)
+        else:                 # the rank from the nearer end, keys complemented at the top
+            flip = k - 1 - rank < rank
+            args = (k, k - 1 - rank if flip else rank, int(flip))
         D.launch(src, name, grid, (128, 1, 1),
-                 (D.ptr(volume), D.ptr(out), total, k, rank,
-                  _params3(volume.shape, es, wshape)), 0)
+                 (D.ptr(volume), D.ptr(out), total) + args
+                 + (_params3(volume.shape, es, wshape),), 0)
         return out
     ring = kind == "sel3" and kp != 0
     axis = slide_axis(volume.shape, wshape, ring)

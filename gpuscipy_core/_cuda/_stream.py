@@ -4,6 +4,7 @@ The default current stream is the legacy default stream (handle 0), as in
 CuPy and PyTorch, so work interleaved with them stays ordered without syncs.
 """
 
+import sys
 import threading
 
 from cuda.bindings import driver
@@ -55,7 +56,9 @@ class Stream:
         return self
 
     def __del__(self):
-        if getattr(self, "_owned", False):
+        # not at interpreter teardown: memory ordered on this stream may be
+        # freed after it in any order then (the driver reclaims both at exit)
+        if getattr(self, "_owned", False) and not sys.is_finalizing():
             try:
                 driver.cuStreamDestroy(self._handle)
             except Exception:

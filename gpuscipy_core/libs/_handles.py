@@ -106,7 +106,11 @@ def _destroy_all():
     with _registry_lock:
         items = list(_registry)
         _registry.clear()
-    for _, destroy, handle in reversed(items):
+    for library, destroy, handle in reversed(items):
+        try:
+            _api(library)[1](handle, 0)   # off any side stream before it goes
+        except Exception:
+            pass
         try:
             destroy(handle)
         except Exception:

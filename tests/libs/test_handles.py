@@ -104,11 +104,15 @@ def test_set_stream_failure_keeps_handle_usable(fake):
 
 def test_destroy_all_at_exit(fake):
     lib, state = fake
+    state["stream"] = 5                         # bound to a side stream
     h0 = _handles.get_handle("cublas")
     state["device"] = 1
     h1 = _handles.get_handle("cublas")
+    assert lib.bound[-1] == (h1, 5)
     _handles._destroy_all()
     assert sorted(lib.destroyed) == sorted([h0, h1])
+    # each back on the legacy stream before it goes (the side stream may be gone)
+    assert sorted(lib.bound[-2:]) == sorted([(h0, 0), (h1, 0)])
     _handles._destroy_all()                     # idempotent
     assert len(lib.destroyed) == 2
 

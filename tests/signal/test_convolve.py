@@ -531,7 +531,7 @@ def _families():
     out.append(("fft", fh, [F.kernel_source(*v)[0][len(fh):] for v in F.variants()],
                 False))
     mh = M._header()
-    for kind in ("net", "sel3", "sel"):
+    for kind in ("net", "small", "sel3", "sel"):
         vs = [v for v in M.variants() if v[0] == kind]
         out.append((f"medfilt_{kind}", mh,
                     [M.kernel_source(*v)[0][len(mh):] for v in vs], kind == "net"))

@@ -168,8 +168,17 @@ def test_medfilt2d_paths_and_warnings(monkeypatch):
     ((10, 1000), (1, 51), True, 25, "i4", ("sel3", 95)),
     ((1000, 10), (51, 1), True, 25, "i8", ("sel3", 191)),
     ((64, 64), (5, 5), True, 12, "f4", ("net", 25)),
-    ((64, 64), (5, 5), True, 3, "f4", ("net", 49)),     # rank 3 placed at 49 // 2
-    ((64, 64), (5, 5), True, 0, "f8", ("sel3", 0)),     # 64-bit: no network of 49
+    ((64, 64), (5, 5), True, 3, "f4", ("small", 4)),    # the 4 smallest kept
+    ((64, 64), (5, 5), True, 21, "f4", ("small", 4)),   # the 4 largest kept
+    ((64, 64), (5, 5), True, 9, "f4", ("net", 49)),     # rank 9 placed at 49 // 2
+    ((64, 64), (5, 5), True, 0, "f8", ("small", 1)),
+    ((64, 64), (5, 5), True, 7, "f8", ("small", 8)),
+    ((64, 64), (5, 5), True, 8, "f8", ("sel3", 0)),     # 64-bit: no network of 49
+    ((64, 64), (3, 3), True, 4, "f4", ("net", 9)),      # a network without padding
+    ((64, 64), (3, 5), True, 7, "f4", ("small", 8)),
+    ((1000,), (31,), True, 3, "f4", ("sel3", 95)),      # one axis: no small kernel
+    ((1000,), (31,), True, 30, "f8", ("small", 1)),     # ... unless one key is kept
+    ((64, 64), (11, 11), True, 120, "f4", ("small", 1)),
     ((64, 64), (5, 5), False, 12, "f4", ("sel3", 0)),
     ((64, 64), (11, 11), True, 60, "f4", ("sel3", 0)),
     ((4, 5, 6, 7), (3, 3, 3, 3), True, 40, "f4", ("sel", 0)),
@@ -288,6 +297,11 @@ FORCED = [
     ((40, 33), "box", (11, 11), ("sel3", 0)),
     ((40, 33), "holes", (5, 7), ("sel3", 0)),
     ((20, 21), "box", (3, 3), ("net", 25)),
+    ((20, 21), "box", (3, 3), ("small", 8)),
+    ((20, 21), "box", (5, 5), ("small", 1)),
+    ((9, 10, 11), "box", (3, 3, 3), ("small", 2)),
+    ((300,), "box", (7,), ("small", 4)),
+    ((1, 40), "box", (3, 3), ("small", 8)),
     ((9, 10, 11), "holes", (3, 3, 5), ("sel3", 0)),
     ((9, 10, 11), "box", (3, 1, 5), ("sel", 0)),
     ((3, 4, 5, 6), "holes", (3, 3, 1, 3), ("sel", 0)),
@@ -304,6 +318,8 @@ def _force(force, dt, k, rank):
     if kind == "net" and not (k <= kp and 0 <= kp // 2 - rank <= kp - k):
         return None
     if kind == "net" and kp not in M._buckets(M._canon(dt)):
+        return None
+    if kind == "small" and min(rank + 1, k - rank) > kp:
         return None
     return kind, kp
 
@@ -328,7 +344,8 @@ def test_kernels_forced(run, shape, maskkind, wshape, force, dt):
                               wshape=wshape, force=f, run=run_, init=init)
             _same(got, M.model_order(v, m, rank))
             prefix = ("gsmed_ring" if f[0] == "sel3" and f[1] else
-                      "gsmed_net" if f[0] == "net" else f"gsmed_{f[0]}_")
+                      "gsmed_net" if f[0] == "net" else
+                      "gsmed_small" if f[0] == "small" else f"gsmed_{f[0]}_")
             assert run.launches and all(n.startswith(prefix) for n in run.launches)
 
 
