@@ -4,15 +4,15 @@ Importing this module never needs a GPU; the first device use does.
 """
 
 from ._cuda._device import Device, get_device_count, get_device_id, is_available
-from ._cuda._errors import CUDAError
+from ._cuda._errors import CUDAError, GPUError
 from ._cuda._memory import (Memory, MemoryPool, PinnedMemory, alloc_pinned_memory,
                             get_default_memory_pool)
 from ._cuda._stream import Event, Stream, get_current_stream, get_elapsed_time
-from ._kernel._nvrtc import NVRTCError
+from ._kernel._nvrtc import NVRTCCallError, NVRTCError
 
-__all__ = ["Device", "get_device_count", "get_device_id", "is_available", "CUDAError",
-           "NVRTCError", "Memory", "MemoryPool", "PinnedMemory", "alloc_pinned_memory",
-           "get_default_memory_pool", "Event", "Stream", "get_current_stream",
+__all__ = ["Device", "get_device_count", "get_device_id", "is_available", "GPUError",
+           "CUDAError", "NVRTCError", "NVRTCCallError", "Memory", "MemoryPool",
+           "PinnedMemory", "alloc_pinned_memory", "get_default_memory_pool", "Event", "Stream", "get_current_stream",
            "get_elapsed_time", "runtime_is_available"]
 
 

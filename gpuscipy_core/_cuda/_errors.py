@@ -2,10 +2,12 @@
 
 from cuda.bindings import driver
 
-__all__ = ["CUDAError", "check"]
+from .._errors import GPUError
+
+__all__ = ["GPUError", "CUDAError", "check"]
 
 
-class CUDAError(RuntimeError):
+class CUDAError(GPUError):
     """A CUDA driver call failed.
 
     Attributes

@@ -10,7 +10,9 @@ import re
 
 from cuda.bindings import nvrtc
 
-__all__ = ["NVRTCError", "compile_cubin", "nvrtc_version", "include_dir",
+from .._errors import GPUError
+
+__all__ = ["NVRTCError", "NVRTCCallError", "compile_cubin", "nvrtc_version", "include_dir",
            "cccl_include_dir", "cccl_options", "read_source"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,8 +89,18 @@ def read_source(path):
         return f.read()
 
 
-class NVRTCError(RuntimeError):
-    """A kernel failed to compile; carries NVRTC's log and the source."""
+class NVRTCError(GPUError):
+    """A kernel failed to compile; carries NVRTC's log and the source.
+
+    Attributes
+    ----------
+    name : str
+        The program (kernel) name.
+    log : str
+        NVRTC's compile log.
+    source : str
+        The CUDA source that failed.
+    """
 
     def __init__(self, name, log, source):
         self.name = name
@@ -114,11 +126,32 @@ def _excerpt(log, source, context=4):
     )
 
 
+class NVRTCCallError(NVRTCError):
+    """An NVRTC API call other than the compilation itself failed.
+
+    Attributes
+    ----------
+    call : str
+        The NVRTC function, e.g. ``"nvrtcGetCUBIN"``.
+    status : int
+        The ``nvrtcResult`` value.
+    """
+
+    def __init__(self, call, status, message):
+        self.call = call
+        self.status = int(status)
+        self.name, self.log, self.source = call, message, ""
+        GPUError.__init__(self, f"{call} failed: {message}")
+
+    def __reduce__(self):
+        return (type(self), (self.call, self.status, self.log))
+
+
 def _check(result, call):
     err = result[0]
     if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         msg = nvrtc.nvrtcGetErrorString(err)[1].decode()
-        raise RuntimeError(f"{call} failed: {msg} ({err.name})")
+        raise NVRTCCallError(call, int(err), msg if msg == err.name else f"{msg} ({err.name})")
     return result[1:] if len(result) > 2 else (result[1] if len(result) == 2 else None)
 
 

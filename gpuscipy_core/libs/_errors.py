@@ -1,5 +1,7 @@
 """Errors of the vendor library layer: a failing call names library, call and status."""
 
+from .._errors import GPUError
+
 __all__ = ["LibraryError", "CUBLASError", "CUSOLVERError", "CUFFTError",
            "CUSPARSEError", "CURANDError", "CUDSSError", "STATUS_NAMES",
            "raise_status"]
@@ -57,7 +59,7 @@ STATUS_NAMES = {
 }
 
 
-class LibraryError(RuntimeError):
+class LibraryError(GPUError):
     """A vendor library call returned a status other than success.
 
     Attributes

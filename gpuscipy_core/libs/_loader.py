@@ -17,6 +17,8 @@ import glob
 import os
 import threading
 
+from .._errors import GPUError
+
 __all__ = ["load", "symbol", "library_path", "library_version", "WHEELS",
            "LibraryNotFoundError", "SymbolNotFoundError"]
 
@@ -52,7 +54,7 @@ class LibraryNotFoundError(ImportError):
     """A vendor library is not installed where it can be found."""
 
 
-class SymbolNotFoundError(RuntimeError):
+class SymbolNotFoundError(GPUError):
     """The installed vendor library lacks a function (too old a version)."""
 
 
