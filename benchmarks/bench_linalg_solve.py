@@ -11,10 +11,9 @@ Cases:
   scaled).
 * ``lu_factor_4096``, ``cholesky_4096``, ``lu_4096`` (p, l, u; the
   permutation built and applied on the device): for the record.
-* ``getrs_4096_{cusolver,kernel}_{1,3}rhs`` and ``solve_4096_getrs_kernel``:
-  cuSOLVER's ``Xgetrs`` against our one-launch-per-triangle kernels
-  (``_trsv``, opt-in with ``GPUSCIPY_GETRS=kernel``), and the whole solve
-  with them: for the record (the kernels' results are checked).
+* ``getrs_4096_{1,3}rhs``: ``_solve_dense.getrs`` (one column: the
+  permutation and two cuBLAS trsm; three: cuSOLVER's ``Xgetrs``) on one LU:
+  for the record (results checked).
 * ``solve_banded_20000`` ((l, u) = (2, 3), one system: the warp banded LU,
   latency bound) and ``tridiag_solve_1000x256`` (``assume_a='tridiagonal'``
   on 1000 systems of 256): for the record, against SciPy (CPU).
@@ -41,51 +40,25 @@ def _cases(quick):
 
 
 def _bench_getrs(xp, a_h, n, be, record, bad):
-    """cuSOLVER getrs against the _trsv kernels on one LU of ``a_h``."""
-    import os
-    from gpuscipy.linalg import _solve_dense as SD, _trsv, solve
+    """``_solve_dense.getrs`` of 1 and 3 right-hand sides on one LU of ``a_h``."""
+    from gpuscipy.linalg import _solve_dense as SD
     lu = xp.empty((n, n), np.float64, order="F")
     lu[...] = xp.asarray(a_h)
     ipiv, _ = SD.getrf(lu)
-    perm = _trsv.lu_perm(ipiv)
     rng = np.random.default_rng(1)
     for k in (1, 3):
         b_h = np.asfortranarray(rng.standard_normal((n, k)))
         ref = np.linalg.solve(a_h, b_h)
         b0 = xp.asarray(b_h)
-        for kind in ("cusolver", "kernel"):
-            b = xp.empty((n, k), np.float64, order="F")
+        b = xp.empty((n, k), np.float64, order="F")
 
-            def run(b=b, kind=kind):     # in place: restore b first (~3 us)
-                b[...] = b0
-                if kind == "kernel":
-                    return _trsv.getrs(lu, perm, b, 0)
-                return SD.getrs(lu, ipiv, b, 0)
-            try:
-                x = run()
-                if not np.allclose(be.asnumpy(x), ref, rtol=1e-8, atol=1e-10):
-                    bad.append(f"getrs {kind} {k} rhs wrong")
-                record(f"getrs_{n}_{kind}_{k}rhs", "gpuscipy",
-                       H.time_gpu(run, be, 3, 20).median_s)
-            except Exception as e:   # a broken opt-in kernel must not hide the rest
-                bad.append(f"getrs {kind} {k} rhs crashed: {e!r}")
-    a, b1 = xp.asarray(a_h), xp.asarray(rng.standard_normal(n))
-    old = os.environ.get("GPUSCIPY_GETRS")
-    os.environ["GPUSCIPY_GETRS"] = "kernel"
-    try:
-        x = solve(a, b1)
-        if not np.allclose(be.asnumpy(x), np.linalg.solve(a_h, be.asnumpy(b1)),
-                           rtol=1e-8, atol=1e-10):
-            bad.append("solve with the getrs kernels wrong")
-        record(f"solve_{n}_getrs_kernel", "gpuscipy",
-               H.time_gpu(lambda: solve(a, b1), be, 3, 20).median_s)
-    except Exception as e:
-        bad.append(f"solve with the getrs kernels crashed: {e!r}")
-    finally:
-        if old is None:
-            os.environ.pop("GPUSCIPY_GETRS")
-        else:
-            os.environ["GPUSCIPY_GETRS"] = old
+        def run(b=b):     # in place: restore b first (~3 us)
+            b[...] = b0
+            return SD.getrs(lu, ipiv, b, 0)
+        x = run()
+        if not np.allclose(be.asnumpy(x), ref, rtol=1e-8, atol=1e-10):
+            bad.append(f"getrs {k} rhs wrong")
+        record(f"getrs_{n}_{k}rhs", "gpuscipy", H.time_gpu(run, be, 3, 20).median_s)
 
 
 def main(argv=None):

@@ -57,7 +57,9 @@ per-thread handles (see docs/libs.md)
 
 Kernels
 -------
-ElementwiseKernel, ReductionKernel, RawKernel, RawModule
+ElementwiseKernel, ReductionKernel, RawKernel, RawModule; the ``kernel``
+submodule adds what gpuscipy's own modules use (``get_function``,
+``launch``, ``read_source``, ``ctype``, ``device_limits``, the kernel cache)
 
 Device
 ------
@@ -74,7 +76,7 @@ from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint
                    result_type, can_cast, promote_types, finfo, iinfo,
                    e, pi, inf, nan, newaxis)
 
-from . import cuda
+from . import cuda, kernel
 from ._cuda._device import is_available
 from ._cuda._memory import get_default_memory_pool
 from ._elementwise import broadcast_shapes, ufunc
@@ -85,6 +87,7 @@ from ._ndarray import ndarray
 from ._routines import _creation, _math, _reduction, _ufuncs
 from ._routines import _indexing, _manipulation, _sorting, _scan, _compaction, _linalg
 from . import random  # noqa: E402  (the Generator API)
+from . import lib  # noqa: E402  (as_strided, all_finite)
 
 _ROUTINE_MODULES = (_creation, _math, _reduction, _ufuncs, _indexing, _manipulation,
                     _sorting, _scan, _compaction, _linalg)
@@ -97,24 +100,19 @@ del _m
 
 bool = bool_  # noqa: A001  (NumPy 2 spells it numpy.bool)
 
-__all__ = (["ndarray", "ufunc", "cuda", "is_available", "get_default_memory_pool",
+__all__ = (["ndarray", "ufunc", "cuda", "kernel", "is_available", "get_default_memory_pool",
             "broadcast_shapes", "ElementwiseKernel", "ReductionKernel", "RawKernel",
             "RawModule", "bool_", "bool", "int8", "int16", "int32", "int64",
             "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64",
             "complex64", "complex128", "dtype", "result_type", "can_cast",
             "promote_types", "finfo", "iinfo", "e", "pi", "inf", "nan", "newaxis",
-            "random", "libs"]
+            "random", "libs", "lib"]
            + _routine_all)
 
 # Public objects report their public home.
-for _n in _routine_all:
-    _o = globals().get(_n)
-    if callable(_o) and getattr(_o, "__module__", "").startswith("gpuscipy_core._"):
-        try:
-            _o.__module__ = "gpuscipy_core"
-        except (AttributeError, TypeError):
-            pass
-del _n, _o
+from ._public import set_home as _set_home  # noqa: E402
+_set_home(globals(), __name__)
+del _set_home
 
 
 def __getattr__(name):

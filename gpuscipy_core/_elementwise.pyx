@@ -13,7 +13,7 @@ from gpuscipy_core._ndarray cimport (ndarray, _new_array, _make_view, current_st
                                      current_device_id)
 from gpuscipy_core._kernel._launch cimport launch_packed
 from gpuscipy_core._cuda._errors import CUDAError
-from gpuscipy_core._cuda._device import Device, ensure_context, get_device_id
+from gpuscipy_core._cuda._device import device_limits, ensure_context, get_device_id
 from gpuscipy_core._cuda._stream import get_current_stream_ptr
 from gpuscipy_core._kernel._module import get_function
 from gpuscipy_core._kernel._elementwise_source import elementwise_source, param_layout
@@ -24,7 +24,6 @@ __all__ = ["run_elementwise", "broadcast_shapes", "copy_array", "fill", "assign"
            "ufunc", "result_order"]
 
 cdef dict _launch_cache = {}     # (kernel name, device) -> (fptr, offsets, soffs, size)
-cdef dict _sm_count = {}
 cdef dict _ctypes = {}
 
 
@@ -41,10 +40,7 @@ cdef enum:
 
 
 cdef int _num_sms(int dev) except -1:
-    n = _sm_count.get(dev)
-    if n is None:
-        n = _sm_count[dev] = Device(dev).multiprocessor_count
-    return n
+    return device_limits(dev).sm_count
 
 
 def _fmt(shape):

@@ -41,7 +41,7 @@ def ptxas_report(source, arch="sm_90"):
 
 
 def _families():
-    from gpuscipy.linalg import _batched_lu, _banded, _decomp_kernels, _lu_large, _trsv
+    from gpuscipy.linalg import _batched_lu, _banded, _decomp_kernels
     from gpuscipy.fft import _realtransforms
     for dt in "dD":
         for v in ("v1", "v2"):
@@ -49,10 +49,6 @@ def _families():
                    _batched_lu.lu_source(dt, 32, True, False, 0, False, False, True, v))
         yield f"batched_cholesky {dt} n=32", _batched_lu.cholesky_source(dt, 32, False, True, True)
         yield f"gbsv {dt}", _banded.gbsv_source(dt)
-        nb, rows = _lu_large.config(dt)
-        yield f"lu_large panel {dt} nb={nb} rows={rows}", _lu_large.panel_source(dt, nb, rows)
-        yield f"lu_large swap {dt} nb={nb}", _lu_large.swap_source(dt, nb)
-        yield f"trsv {dt} nrhs=3 lower", _trsv.trsv_source(dt, 3, True, 1, False)
     for k in _decomp_kernels.KERNELS:
         yield f"decomp {k} float64", _decomp_kernels.kernel_source(k, "float64")
     for op in _realtransforms.KERNELS:

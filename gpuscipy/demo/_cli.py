@@ -57,12 +57,7 @@ def _gpu_unavailable() -> str | None:
         return f"gpuscipy_core cannot be imported ({_error_text(exc)})"
     if gp.is_available():
         return None
-    why = ""
-    try:
-        from gpuscipy_core._cuda import _device
-        why = str(_device._init_state or "")
-    except Exception:
-        pass
+    why = gp.cuda.unavailable_reason() or ""
     return "no NVIDIA GPU available" + (f": {why}" if why else "")
 
 

@@ -67,8 +67,8 @@ def make_key(n, kind, double, batch, inembed=None, istride=1, idist=0,
              onembed=None, ostride=1, odist=0):
     """A :class:`PlanKey` for the current device and stream (pure apart from
     reading the thread's current device/stream)."""
-    from gpuscipy_core._cuda._device import get_device_id
-    from gpuscipy_core._cuda._stream import get_current_stream_ptr
+    from gpuscipy_core.cuda import get_device_id
+    from gpuscipy_core.cuda import get_current_stream_ptr
     if inembed is None and onembed is None:
         istride = ostride = 1
         idist = odist = 0
@@ -93,7 +93,7 @@ _EXEC = {("C2C", False): "cufftExecC2C", ("C2C", True): "cufftExecZ2Z",
 
 
 def _ensure_context(device):
-    from gpuscipy_core._cuda._device import ensure_context
+    from gpuscipy_core.cuda import ensure_context
     ensure_context(device)
 
 

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy
 
-from gpuscipy_core._kernel._nvrtc import read_source
+from gpuscipy_core.kernel import read_source
 
 from . import _helper as h
 from . import _basic
@@ -173,7 +173,7 @@ def launch_config(items, rows):
 
 
 def _launch(op, dtype, dst, unit, src_ptr, dst_ptr, N, inner, B, factors):
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     f = get_function(kernel_source(op, dtype, dst, unit),
                      kernel_name(op, dtype, dst, unit))
     grid, block = launch_config(_items_per_row(op, N), B)
@@ -186,7 +186,7 @@ def _launch(op, dtype, dst, unit, src_ptr, dst_ptr, N, inner, B, factors):
 # execution
 # ---------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def _dct1_length1_error():
     """(exception type, message) of the installed SciPy for a type-1 DCT of
     length 1, which it cannot compute (its extended sequence has 2(N-1) = 0

@@ -27,6 +27,9 @@ from . import _solvers, _decomp, _special_matrices
 __all__ = ["LinAlgError", "LinAlgWarning"]
 for _m in (_solvers, _decomp, _special_matrices):
     for _n in _m.__all__:
-        globals()[_n] = getattr(_m, _n)
+        _o = globals()[_n] = getattr(_m, _n)
         __all__.append(_n)
-del _m
+        # public objects report their public home (SciPy's error classes keep theirs)
+        if getattr(_o, "__module__", "").startswith(__name__ + "._"):
+            _o.__module__ = __name__
+del _m, _n, _o

@@ -38,7 +38,7 @@ MAX_KL = 31
 _WARPS = 4
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def gbsv_source(dtype):
     """CUDA source of the banded LU solve for one dtype (pure). Returns
     ``(source, name)``. Kernel args: ``(ab, ab_bs, kl, ku, n, b, b_bs, nrhs,
@@ -196,7 +196,7 @@ def gbsv(ab, kl, ku, b):
     (nsys,) int32 ?gbtrf info.
     """
     import gpuscipy_core as gp
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     if not 0 <= kl <= MAX_KL or ku < 0:
         raise ValueError(f"banded LU: need 0 <= kl <= {MAX_KL} and ku >= 0")
     nsys, rows, n = ab.shape

@@ -18,7 +18,8 @@ import os
 
 import numpy
 
-from gpuscipy_core._kernel._nvrtc import read_source
+from gpuscipy_core import config
+from gpuscipy_core.kernel import read_source
 
 from ._misc import LAPACK_CHARS, device_types
 
@@ -40,10 +41,8 @@ _VARIANTS = ("v1", "v2")
 
 def lu_variant():
     """The LU kernel variant selected by ``GPUSCIPY_BATCHED_LU`` ("v2" default)."""
-    v = os.environ.get("GPUSCIPY_BATCHED_LU", "v2").strip().lower() or "v2"
-    if v not in _VARIANTS:
-        raise ValueError(f"GPUSCIPY_BATCHED_LU must be one of {_VARIANTS}, got {v!r}")
-    return v
+    return config.batched_lu()
+
 
 MAX_N = 32
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -90,7 +89,7 @@ def lu_kernel_name(dtype, n, solve=False, inv=False, trans=0, want_lu=False,
     return f"{stem}_{dt.char}_n{n}_t{trans}_{flags or 'f'}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def lu_source(dtype, n, solve=False, inv=False, trans=0, want_lu=False,
               want_det=False, want_rcond=False, variant="v1"):
     """CUDA source of one batched-LU kernel (pure: no device access).
@@ -128,7 +127,7 @@ def cholesky_kernel_name(dtype, n, upper=False, want_factor=True, solve=False):
     return f"gs_batched_cholesky_{dt.char}_n{n}_{'u' if upper else 'l'}_{flags or 'i'}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def cholesky_source(dtype, n, upper=False, want_factor=True, solve=False):
     """CUDA source of one batched-Cholesky kernel (pure). Returns ``(source, name)``."""
     dt = _check_spec(dtype, n)
@@ -174,7 +173,7 @@ def _prep(x, dtype):
 
 
 def _launch(source, name, dtype, n, batch, args, variant="v1"):
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     w = warps_per_block(dtype, n, variant)
     f = get_function(source, name)
     smem = w * _smem_per_warp(dtype, n, variant)
@@ -253,7 +252,7 @@ def batched_lu(a, b=None, *, inv=False, trans=0, want_lu=False, want_det=False,
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def status_source(real_char):
     """CUDA source of the status reduction (pure). Returns ``(source, name)``.
 
@@ -295,7 +294,7 @@ def lu_status(info, rcond, dtype, finite=()):
     skipped): one launch, so the caller reads back 12 bytes and fetches
     ``info``/``rcond`` only when a flag is set."""
     import gpuscipy_core as gp
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     fin = [f.ptr for f in finite if f is not None]
     if len(fin) > 2:
         raise ValueError("lu_status: at most two finite flags")

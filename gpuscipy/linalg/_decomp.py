@@ -44,10 +44,12 @@ import numpy
 import scipy.linalg as _sl
 
 import gpuscipy_core as gp
+from gpuscipy_core.lib import as_strided
 
 from ._misc import LinAlgError, lapack_dtype, asarray_validated
 from . import _decomp_lapack as _lp
 from ._matfuncs import expm
+from ._docs import fill_doc
 
 __all__ = ["qr", "rq", "svd", "svdvals", "eigh", "eigvalsh", "eigh_tridiagonal",
            "eigvalsh_tridiagonal", "eig", "eigvals", "lstsq", "pinv", "pinvh",
@@ -78,14 +80,13 @@ def _batch_view(a, shape):
     """``a`` broadcast to ``shape`` as a view (zero strides)."""
     if a.shape == tuple(shape):
         return a
-    from gpuscipy_core._ndarray import _strided_view
     nd = len(shape)
     pad = nd - a.ndim
     strides = [0] * pad + list(a.strides)
     for i in range(a.ndim):
         if a.shape[i] == 1 and shape[pad + i] != 1:
             strides[pad + i] = 0
-    return _strided_view(a, tuple(shape), tuple(strides), a.ptr)
+    return as_strided(a, tuple(shape), tuple(strides))
 
 
 def _stack(results, batch):
@@ -159,6 +160,7 @@ def _mm(a, b, op_a="N", op_b="N"):
 
 
 # ---- QR ------------------------------------------------------------------------------
+@fill_doc
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False,
        check_finite=True):
     """Compute the QR decomposition of a matrix: ``A P = Q R``.
@@ -167,12 +169,14 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False,
     ----------
     a : (..., M, N) array_like
         Matrix (stack) to decompose; integer input computes in float64.
-    overwrite_a, lwork : accepted for compatibility (the input is never
-        overwritten; cuSOLVER sizes its workspace itself).
+    {overwrite_a}
+    lwork : int, optional
+        Accepted for compatibility and ignored; cuSOLVER sizes its
+        workspace itself.
     mode : {'full', 'r', 'economic', 'raw'}
     pivoting : bool
         Column pivoting (rank revealing): ``|diag(R)|`` non-increasing.
-    check_finite : bool
+    {check_finite}
 
     Returns
     -------
@@ -244,12 +248,13 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False,
     return (Q,) + Rj
 
 
+@fill_doc
 def rq(a, overwrite_a=False, lwork=None, mode="full", check_finite=True):
     """Compute the RQ decomposition of a matrix: ``A = R Q``.
 
     Parameters
     ----------
-    a : (..., M, N) array_like
+    {a_matrix}
     mode : {'full', 'r', 'economic'}
 
     Returns
@@ -352,13 +357,14 @@ def _svd_jacobi(a, full_matrices, compute_uv):
             Vh.reshape(batch_shape + Vh.shape[-2:])]
 
 
+@fill_doc
 def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False,
         check_finite=True, lapack_driver="gesdd"):
     """Singular value decomposition ``a = U @ diag(s) @ Vh``.
 
     Parameters
     ----------
-    a : (..., M, N) array_like
+    {a_matrix}
     full_matrices : bool
         U (M, M) and Vh (N, N) when True, else (M, K) and (K, N).
     compute_uv : bool
@@ -373,8 +379,7 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False,
 
     Raises
     ------
-    LinAlgError
-        "SVD did not converge".
+    {raises_svd}
     ValueError
         ``a`` has fewer than 2 dimensions; an unknown ``lapack_driver``;
         inf or NaN with ``check_finite``.
@@ -419,18 +424,15 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False,
     return s
 
 
+@fill_doc
 def svdvals(a, overwrite_a=False, check_finite=True):
     """Singular values of a matrix (or of each matrix of a stack).
 
     Parameters
     ----------
-    a : array_like, shape (..., M, N)
-        Matrix or stack of matrices.
-    overwrite_a : bool, optional
-        Accepted for SciPy compatibility; ``a`` is never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {a_matrix}
+    {overwrite_a}
+    {check_finite}
 
     Returns
     -------
@@ -443,8 +445,7 @@ def svdvals(a, overwrite_a=False, check_finite=True):
     ValueError
         ``a`` has fewer than 2 dimensions; inf or NaN with
         ``check_finite``.
-    LinAlgError
-        The SVD did not converge.
+    {raises_svd}
 
     Notes
     -----
@@ -524,6 +525,7 @@ def _eigh_jacobi(a, lower, vectors, lo=None, hi=None):
     return [w, v.reshape(batch_shape + v.shape[-2:])]
 
 
+@fill_doc
 def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
          overwrite_b=False, type=1, check_finite=True, subset_by_index=None,
          subset_by_value=None, driver=None):
@@ -535,8 +537,7 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
     a : (..., M, M) array_like
     b : (..., M, M) array_like, optional
         Hermitian positive definite (generalized problem ``type`` 1, 2 or 3).
-    lower : bool
-        Which triangle of ``a`` (and ``b``) is read.
+    {lower_hermitian}
     eigvals_only : bool
     type : {1, 2, 3}
         ``a v = w b v``, ``a b v = w v``, ``b a v = w v``.
@@ -707,6 +708,7 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
     return w, v
 
 
+@fill_doc
 def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, type=1,
              check_finite=True, subset_by_index=None, subset_by_value=None,
              driver=None):
@@ -722,15 +724,12 @@ def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, typ
         read.
     b : array_like, shape (M, M), optional
         Hermitian positive definite matrix of the generalized problem.
-    lower : bool, optional
-        Read the lower (default) or upper triangle of ``a`` and ``b``.
-    overwrite_a, overwrite_b : bool, optional
-        Accepted for SciPy compatibility; inputs are never overwritten.
+    {lower_hermitian}
+    {overwrite_a}
+    {overwrite_b}
     type : {1, 2, 3}, optional
         Form of the generalized problem (see above).
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {check_finite}
     subset_by_index : iterable of 2 ints, optional
         ``(lo, hi)``: only the eigenvalues of ascending indices lo..hi.
     subset_by_value : iterable of 2 floats, optional
@@ -802,6 +801,7 @@ def _check_select(select, select_range, max_ev, max_len):
     return kind, lo, hi
 
 
+@fill_doc
 def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None,
                      check_finite=True, tol=0.0, lapack_driver="auto"):
     """Eigenpairs of a real symmetric tridiagonal matrix.
@@ -829,8 +829,7 @@ def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None,
         ``check_finite``.
     TypeError
         Complex ``d`` or ``e``; a non-string ``lapack_driver``.
-    LinAlgError
-        The eigensolver did not converge.
+    {raises_eig}
 
     Notes
     -----
@@ -864,11 +863,10 @@ def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None,
             dd, ee, eigvals_only=eigvals_only), d, e)
     dt = lapack_dtype(d.dtype, e.dtype)
     t = gp.zeros((n, n), dt, order="F")
-    from gpuscipy_core._routines._creation import diag_view
-    diag_view(t)[...] = d
+    t.diagonal()[...] = d
     if n > 1:
-        diag_view(t[1:, :])[...] = e
-        diag_view(t[:, 1:])[...] = e
+        t.diagonal(-1)[...] = e
+        t.diagonal(1)[...] = e
     if kind == "a":
         return eigh(t, eigvals_only=eigvals_only, check_finite=False)
     if kind == "i":
@@ -878,6 +876,7 @@ def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None,
                 subset_by_value=(float(lo), float(hi)))
 
 
+@fill_doc
 def eigvalsh_tridiagonal(d, e, select="a", select_range=None, check_finite=True,
                          tol=0.0, lapack_driver="auto"):
     """Eigenvalues of a real symmetric tridiagonal matrix.
@@ -893,9 +892,7 @@ def eigvalsh_tridiagonal(d, e, select="a", select_range=None, check_finite=True,
         those of ascending indices ``lo..hi`` ('i').
     select_range : (lo, hi), optional
         The interval or index range for ``select`` 'v' or 'i'.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {check_finite}
     tol : float, optional
         Accepted for SciPy compatibility (used by SciPy's 'stebz' driver).
     lapack_driver : str, optional
@@ -914,8 +911,7 @@ def eigvalsh_tridiagonal(d, e, select="a", select_range=None, check_finite=True,
         ``check_finite``.
     TypeError
         Complex ``d`` or ``e``.
-    LinAlgError
-        The eigensolver did not converge.
+    {raises_eig}
 
     Notes
     -----
@@ -938,6 +934,7 @@ def _normalize_columns(v):
     return v / nrm.reshape(1, -1)
 
 
+@fill_doc
 def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
         check_finite=True, homogeneous_eigvals=False):
     """Eigenvalues and right/left eigenvectors of a square matrix (or of the
@@ -945,7 +942,7 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
 
     Parameters
     ----------
-    a : (..., M, M) array_like
+    {a_square}
     b : (..., M, M) array_like, optional
     left, right : bool
         Return left / right eigenvectors.
@@ -960,8 +957,7 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
 
     Raises
     ------
-    LinAlgError
-        No convergence.
+    {raises_eig}
     NotImplementedError
         ``b`` singular (infinite eigenvalues: no ggev on the GPU).
 
@@ -1035,20 +1031,17 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
     return wo, vr
 
 
+@fill_doc
 def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals=False):
     """Eigenvalues of a general square matrix (or pencil ``a - w b``).
 
     Parameters
     ----------
-    a : array_like, shape (..., M, M)
-        Square matrix or stack of square matrices.
+    {a_square}
     b : array_like, shape (M, M), optional
         Right-hand matrix of the generalized problem ``a v = w b v``.
-    overwrite_a : bool, optional
-        Accepted for SciPy compatibility; ``a`` is never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {overwrite_a}
+    {check_finite}
     homogeneous_eigvals : bool, optional
         Return the eigenvalues as pairs ``(alpha, beta)``, ``w = alpha /
         beta``, shape (..., 2, M).
@@ -1063,8 +1056,7 @@ def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals
     ValueError
         ``a`` or ``b`` not square or of different shapes; inf or NaN with
         ``check_finite``.
-    LinAlgError
-        The eigenvalue iteration did not converge.
+    {raises_eig}
     NotImplementedError
         ``b`` is singular (infinite eigenvalues).
 
@@ -1084,6 +1076,7 @@ def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals
 
 
 # ---- least squares and pseudo-inverses ------------------------------------------------------
+@fill_doc
 def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True,
           lapack_driver=None):
     """Minimum-norm least-squares solution of ``a @ x = b``.
@@ -1097,11 +1090,9 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     cond : float, optional
         Singular values ``<= cond * s[0]`` are taken as zero. Default: the
         machine epsilon of the computation type.
-    overwrite_a, overwrite_b : bool, optional
-        Accepted for SciPy compatibility; inputs are never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {overwrite_a}
+    {overwrite_b}
+    {check_finite}
     lapack_driver : {None, 'gelsd', 'gelsy', 'gelss'}, optional
         Validated as SciPy does; the SVD solves every case.
 
@@ -1123,8 +1114,7 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
         ``a`` not 2-D (per batch slice); row counts of ``a`` and ``b``
         differ; an unknown ``lapack_driver``; inf or NaN with
         ``check_finite``.
-    LinAlgError
-        The SVD did not converge.
+    {raises_svd}
 
     Notes
     -----
@@ -1194,13 +1184,13 @@ def _tolerances(atol, rtol, shape, dt):
     return atol, rtol
 
 
+@fill_doc
 def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
     """Moore-Penrose pseudo-inverse of a matrix (or of each of a stack).
 
     Parameters
     ----------
-    a : array_like, shape (..., M, N)
-        Matrix or stack of matrices.
+    {a_matrix}
     atol : float, optional
         Absolute threshold for small singular values (default 0).
     rtol : float, optional
@@ -1208,9 +1198,7 @@ def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
         taken as zero. Default ``max(M, N) * eps``.
     return_rank : bool, optional
         Also return the effective rank.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {check_finite}
 
     Returns
     -------
@@ -1224,8 +1212,7 @@ def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
     ValueError
         ``a`` not 2-D (per batch slice); a negative ``atol`` or ``rtol``;
         inf or NaN with ``check_finite``.
-    LinAlgError
-        The SVD did not converge.
+    {raises_svd}
 
     Notes
     -----
@@ -1257,6 +1244,7 @@ def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
     return B
 
 
+@fill_doc
 def pinvh(a, atol=None, rtol=None, lower=True, return_rank=False, check_finite=True):
     """Pseudo-inverse of a real symmetric or complex Hermitian matrix.
 
@@ -1270,13 +1258,10 @@ def pinvh(a, atol=None, rtol=None, lower=True, return_rank=False, check_finite=T
     rtol : float, optional
         Relative threshold; eigenvalues with ``|w| <= atol + rtol *
         max(|w|)`` are taken as zero. Default ``N * eps``.
-    lower : bool, optional
-        Read the lower (default) or upper triangle.
+    {lower_hermitian}
     return_rank : bool, optional
         Also return the effective rank.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {check_finite}
 
     Returns
     -------
@@ -1290,8 +1275,7 @@ def pinvh(a, atol=None, rtol=None, lower=True, return_rank=False, check_finite=T
     ValueError
         ``a`` not square; a negative ``atol`` or ``rtol``; inf or NaN with
         ``check_finite``.
-    LinAlgError
-        The eigensolver did not converge.
+    {raises_eig}
 
     Notes
     -----
@@ -1333,6 +1317,7 @@ def _rank_of(s, shape, rcond):
     return int((s > smax * rcond).sum())
 
 
+@fill_doc
 def orth(A, rcond=None):
     """Orthonormal basis of the range of ``A``.
 
@@ -1354,8 +1339,7 @@ def orth(A, rcond=None):
     ------
     ValueError
         ``A`` not 2-D (per batch slice); inf or NaN.
-    LinAlgError
-        The SVD did not converge.
+    {raises_svd}
 
     Notes
     -----
@@ -1370,6 +1354,7 @@ def orth(A, rcond=None):
     return u[:, :num]
 
 
+@fill_doc
 def null_space(A, rcond=None, *, overwrite_a=False, check_finite=True,
                lapack_driver="gesdd"):
     """Orthonormal basis of the null space of ``A``.
@@ -1381,11 +1366,8 @@ def null_space(A, rcond=None, *, overwrite_a=False, check_finite=True,
     rcond : float, optional
         Singular values ``<= rcond * s[0]`` are taken as zero. Default
         ``eps * max(M, N)``.
-    overwrite_a : bool, optional
-        Accepted for SciPy compatibility; ``A`` is never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {overwrite_a}
+    {check_finite}
     lapack_driver : {'gesdd', 'gesvd'}, optional
         Validated as SciPy does; cuSOLVER's gesvd does the work.
 
@@ -1402,8 +1384,7 @@ def null_space(A, rcond=None, *, overwrite_a=False, check_finite=True,
         or NaN with ``check_finite``.
     TypeError
         ``lapack_driver`` is not a string.
-    LinAlgError
-        The SVD did not converge.
+    {raises_svd}
 
     Notes
     -----
@@ -1421,13 +1402,13 @@ def null_space(A, rcond=None, *, overwrite_a=False, check_finite=True,
     return _conj_t(vh[num:, :]).copy()
 
 
+@fill_doc
 def polar(a, side="right"):
     """Polar decomposition ``a = u p`` (``side='right'``) or ``a = p u`` ('left').
 
     Parameters
     ----------
-    a : array_like, shape (..., M, N)
-        Matrix or stack of matrices.
+    {a_matrix}
     side : {'right', 'left'}, optional
         Which side the Hermitian factor ``p`` is on.
 
@@ -1443,8 +1424,7 @@ def polar(a, side="right"):
     ------
     ValueError
         A bad ``side``; ``a`` not 2-D (per batch slice); inf or NaN.
-    LinAlgError
-        The SVD did not converge.
+    {raises_svd}
 
     Notes
     -----
@@ -1472,6 +1452,7 @@ def polar(a, side="right"):
     return u, p
 
 
+@fill_doc
 def orthogonal_procrustes(A, B, check_finite=True):
     """Orthogonal (unitary) ``R`` that best maps ``A`` to ``B``.
 
@@ -1481,9 +1462,7 @@ def orthogonal_procrustes(A, B, check_finite=True):
     ----------
     A, B : array_like, shape (..., M, N)
         Matrices (or stacks) of equal shape.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {check_finite}
 
     Returns
     -------
@@ -1497,8 +1476,7 @@ def orthogonal_procrustes(A, B, check_finite=True):
     ValueError
         ``A`` not 2-D; ``A`` and ``B`` of different shapes; inf or NaN with
         ``check_finite``.
-    LinAlgError
-        The SVD did not converge.
+    {raises_svd}
 
     Notes
     -----
@@ -1530,6 +1508,7 @@ def orthogonal_procrustes(A, B, check_finite=True):
     return R, scale
 
 
+@fill_doc
 def subspace_angles(A, B):
     """Principal angles between the column spaces of two matrices.
 
@@ -1549,8 +1528,7 @@ def subspace_angles(A, B):
     ------
     ValueError
         ``A`` or ``B`` not 2-D; different row counts; inf or NaN.
-    LinAlgError
-        An SVD did not converge.
+    {raises_svd}
 
     Notes
     -----

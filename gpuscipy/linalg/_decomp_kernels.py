@@ -26,7 +26,7 @@ import os
 
 import numpy
 
-from gpuscipy_core._kernel._nvrtc import read_source
+from gpuscipy_core.kernel import read_source
 
 from ._misc import device_types
 
@@ -61,7 +61,7 @@ def kernel_name(kernel, dtype):
     return f"gs_linalg_{kernel}_{numpy.dtype(dtype).name}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def kernel_source(kernel, dtype):
     """CUDA C++ source of one specialisation: ``(source, name)``. Pure."""
     dt = numpy.dtype(dtype).name
@@ -77,7 +77,7 @@ def kernel_source(kernel, dtype):
 
 
 def _function(kernel, dtype):
-    from gpuscipy_core._kernel._module import get_function
+    from gpuscipy_core.kernel import get_function
     src, name = kernel_source(kernel, dtype)
     return get_function(src, name, ("-std=c++17",))
 

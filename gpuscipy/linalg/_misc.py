@@ -5,8 +5,8 @@ from numpy.linalg import LinAlgError          # the class scipy.linalg raises
 from scipy.linalg import LinAlgWarning        # SciPy's own warning class
 
 import gpuscipy_core as gp
-from gpuscipy_core._kernel._ufunc_names import ctype as _ctype
-from gpuscipy_core._routines._reduction import all_finite as _all_finite
+from gpuscipy_core.kernel import ctype as _ctype
+from gpuscipy_core.lib import all_finite as _all_finite
 
 __all__ = ["LinAlgError", "LinAlgWarning", "lapack_dtype", "asarray_validated",
            "as_square_matrix", "check_finite_array", "LAPACK_CHARS", "device_types"]

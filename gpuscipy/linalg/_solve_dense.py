@@ -14,7 +14,6 @@ a fixed, sync-free variant of Hager's 1-norm estimator (Hager 1984,
 triangular-solve pairs, O(n^2) each, all on the device; one read back.
 """
 
-import os
 
 import numpy
 
@@ -88,34 +87,12 @@ def _fill(lower):
     return cb.CUBLAS_FILL_MODE_LOWER if lower else cb.CUBLAS_FILL_MODE_UPPER
 
 
-def _use_large_lu(a):
-    # Opt-in until it beats cuSOLVER: measured 28.8 ms for solve 4096^2 f64
-    # on the H200 against 18.5 ms through cuSOLVER's getrf.
-    if os.environ.get("GPUSCIPY_GETRF", "cusolver") != "tournament":
-        return False
-    from . import _lu_large
-    return _lu_large.available(a.shape[0], a.dtype)
-
-
-def getrf(a, fast=False):
-    """LU of the F-ordered square ``a`` in place. Returns ``(ipiv, info)``:
-    int64 1-based pivots and a device int32 info (one element).
-
-    ``fast=True`` (for solves, where only the solution is seen) uses our
-    tournament-pivoting LU (``_lu_large``) for large matrices: cuSOLVER's
-    getrf is latency-bound there (13.5 ms at n = 4096 on an H200). Its
-    pivots differ from partial pivoting's, so a reported zero pivot is
-    confirmed with cuSOLVER's getrf on the original matrix before it counts.
-    Opt-in with ``GPUSCIPY_GETRF=tournament`` (slower than cuSOLVER so far).
+def getrf(a):
+    """LU of the F-ordered square ``a`` in place (cuSOLVER ``Xgetrf``).
+    Returns ``(ipiv, info)``: int64 1-based pivots and a device int32 info
+    (one element). (Our tournament-pivoting LU was 1.7-2.1x slower at
+    n = 4096 on an H200 and is gone: docs/linalg.md.)
     """
-    if fast and _use_large_lu(a):
-        from . import _lu_large
-        saved = a.copy(order="K")
-        view = a if a.strides[0] == a.itemsize else a.T
-        ipiv, info = _lu_large.getrf_large(view)
-        if int(info.get()[0]) == 0:
-            return ipiv, info
-        a[...] = saved               # confirm singularity the LAPACK way
     libs, cs = _libs(), _cusolver()
     h = libs.get_handle("cusolver")
     params = _dn_params()
@@ -133,18 +110,17 @@ def getrf(a, fast=False):
 def getrs(lu, ipiv, b, trans=OP_N):
     """Solve with getrf's factor in place in F-ordered ``b`` ((n,) or (n, k)).
 
-    cuSOLVER ``Xgetrs``; with ``GPUSCIPY_GETRS=kernel``, up to four
-    right-hand sides go through ``_trsv`` (one launch per triangle).
+    cuSOLVER ``Xgetrs``; one right-hand side at ``TRSM_MIN_N <= n <=
+    _lu_perm.MAX_N`` as the permutation and two cuBLAS trsm
+    (:func:`_getrs_trsm`).
     """
     n = lu.shape[0]
     nrhs = _nrhs(b)
     if n == 0 or nrhs == 0:
         return b
-    from . import _trsv
-    if _trsv.enabled() and _trsv.available(n, nrhs, lu.dtype):
-        return _trsv.getrs(lu, _trsv.lu_perm_cached(ipiv), b, trans)
-    if nrhs == 1 and TRSM_MIN_N <= n <= _trsv.MAX_N:
-        return _getrs_trsm(lu, _trsv.lu_perm_cached(ipiv), b, trans)
+    from . import _lu_perm
+    if nrhs == 1 and TRSM_MIN_N <= n <= _lu_perm.MAX_N:
+        return _getrs_trsm(lu, _lu_perm.lu_perm_cached(ipiv), b, trans)
     libs, cs = _libs(), _cusolver()
     h = libs.get_handle("cusolver")
     dt = libs.cuda_data_type(lu.dtype)
@@ -159,7 +135,7 @@ def getrs(lu, ipiv, b, trans=OP_N):
 # cuSOLVER getrs of one column 1.09 ms (OP_N) / 1.29 ms (OP_T); cuBLAS trsm
 # of one column 0.23 ms (L) / 0.27 (U) / 0.33 (U^T) / 0.28 (L^T), so the
 # pair plus the permutation (one thread's chain of n swaps, ~0.1 ms, cached
-# per factor) is about half of getrs.
+# per factor, ``_lu_perm``) is about half of getrs.
 TRSM_MIN_N = 512
 
 

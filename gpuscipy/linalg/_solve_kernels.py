@@ -98,7 +98,7 @@ gs_lu_perm(const int* __restrict__ ipiv, int* __restrict__ perm, int* __restrict
     return src, name
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def unpack_source(dtype, mode):
     """Unpack a packed LU stack. ``mode``: 'L' (unit lower), 'PL' (unit lower
     with rows gathered: ``out[s, i] = L[s, rows[s, i]]``), 'U' (upper), 'P'
@@ -140,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(256)
     return src, name
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def colabs_source(dtype, uplo=0):
     """Column sums of ``|a|``. ``uplo``: 0 the whole matrix, 1 Hermitian from
     the lower triangle, 2 from the upper, 3 lower triangular (the strict
@@ -179,7 +179,7 @@ extern "C" __global__ void __launch_bounds__(256)
     return src, name
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def gtsv_source(dtype, trans=0):
     """Batched tridiagonal solve with partial pivoting (?gttrf + ?gttrs).
 
@@ -299,7 +299,7 @@ extern "C" __global__ void __launch_bounds__(128)
 # ------------------------------------------------------------ launches
 
 def _fn(source, name):
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     return get_function(source, name)
 
 

@@ -35,13 +35,14 @@ import warnings
 import numpy
 
 import gpuscipy_core as gp
-from gpuscipy_core._routines._reduction import all_finite
+from gpuscipy_core.lib import all_finite, as_strided
 
 from ._misc import (LinAlgError, LinAlgWarning, lapack_dtype, asarray_validated,
                     check_finite_array)
 from . import _batched_lu as _bl
 from . import _solve_kernels as _sk
 from . import _banded
+from ._docs import fill_doc
 
 __all__ = ["solve", "solve_triangular", "solve_banded", "solveh_banded", "inv",
            "det", "lu", "lu_factor", "lu_solve", "cholesky", "cho_factor",
@@ -54,7 +55,7 @@ _STRUCTURE = {None: "gen", "general": "gen", "gen": "gen", "diagonal": "diag",
               "banded": "gen"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def _scipy_b_vectors(func):
     """Whether the installed SciPy's ``func`` ('solve', 'lu_solve',
     'cho_solve') reads a ``b`` of shape (batch, n) against a stack of
@@ -124,14 +125,13 @@ def _band_mask(a, lower, upper):
 
 def _broadcast(x, shape):
     """A stride-0 view of ``x`` broadcast to ``shape`` (no copy)."""
-    from gpuscipy_core._ndarray import _strided_view
     if x.shape == tuple(shape):
         return x
     nd = len(shape)
     xs = (1,) * (nd - x.ndim) + x.shape
     st = (0,) * (nd - x.ndim) + x.strides
     strides = tuple(0 if (d == 1 and s != 1) else t for d, s, t in zip(xs, shape, st))
-    return _strided_view(x, tuple(shape), strides, x.ptr)
+    return as_strided(x, tuple(shape), strides)
 
 
 def _stack(x, core):
@@ -150,7 +150,7 @@ def _solve_general(a, b, transposed, want_rcond=True):
     d = _dense()
     n, k = a.shape[0], b.shape[1]
     m = a.astype(a.dtype, order="C", copy=True)   # read as Fortran: m = a^T
-    ipiv, info = d.getrf(m, fast=True)
+    ipiv, info = d.getrf(m)
     # solving with a: getrs(m, OP_T); with a^T: getrs(m, OP_N)
     main = d.OP_N if transposed else d.OP_T
     extra = 2 if want_rcond else 0
@@ -186,6 +186,7 @@ def _solve_general(a, b, transposed, want_rcond=True):
     return xw[:, :k], info, rcond
 
 
+@fill_doc
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
           assume_a=None, transposed=False):
     """Solve ``a @ x = b`` for ``x`` (``scipy.linalg.solve``).
@@ -197,9 +198,9 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     lower : bool
         Triangle read when ``assume_a`` is 'pos', 'sym' or 'her' (the other
         triangle is ignored, as SciPy).
-    overwrite_a, overwrite_b : bool
-        Accepted; inputs are never modified.
-    check_finite : bool
+    {overwrite_a}
+    {overwrite_b}
+    {check_finite}
     assume_a : str, optional
         'gen', 'sym', 'her', 'pos', 'diagonal', 'tridiagonal', 'banded',
         'upper triangular', 'lower triangular' (and the long spellings).
@@ -208,7 +209,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
 
     Returns
     -------
-    x : device array, b's shape broadcast against a's batch dimensions.
+    {returns_x_solve}
 
     Raises
     ------
@@ -305,12 +306,10 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
 def _diag_of(a1, offset=0):
     """Strided view (no copy) of the ``offset`` diagonal of every matrix of
     a (..., n, n) device array: shape (..., n - |offset|)."""
-    from gpuscipy_core._ndarray import _strided_view
     n = a1.shape[-1]
     rs, cs = a1.strides[-2], a1.strides[-1]
-    ptr = a1.ptr + (offset * cs if offset >= 0 else -offset * rs)
-    return _strided_view(a1, a1.shape[:-2] + (n - abs(offset),), a1.strides[:-2] + (rs + cs,),
-                         ptr)
+    start = a1[..., :, offset:] if offset >= 0 else a1[..., -offset:, :]
+    return as_strided(start, a1.shape[:-2] + (n - abs(offset),), a1.strides[:-2] + (rs + cs,))
 
 
 def _hermitian_from(a1, lower, herm):
@@ -529,6 +528,7 @@ def _solve_pos(a1, b1, lower):
 
 # --------------------------------------------------------- triangular
 
+@fill_doc
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
     """Solve ``a x = b`` for ``x``, with ``a`` triangular.
@@ -547,18 +547,12 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
         Use the lower triangle of ``a`` (default: upper).
     unit_diagonal : bool, optional
         Take the diagonal of ``a`` to be ones; it is not read.
-    overwrite_b : bool, optional
-        Accepted for SciPy compatibility; ``b`` is never overwritten.
-    check_finite : bool, optional
-        Refuse inputs holding inf or NaN (one device reduction and one
-        scalar read back per input).
+    {overwrite_b}
+    {check_finite}
 
     Returns
     -------
-    x : gpuscipy_core.ndarray, shape of ``b`` (batch axes broadcast)
-        float32/float64/complex64/complex128: the LAPACK type of
-        ``a.dtype`` and ``b.dtype`` combined (integers and bool compute in
-        float64, float16 in float32).
+    {returns_x_solve}
 
     Raises
     ------
@@ -655,18 +649,15 @@ def _lu_batched(a1):
     return lus.reshape(batch + (n, n)), pivs.reshape(batch + (n,)), infos
 
 
+@fill_doc
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """LU decomposition with partial pivoting, packed for ``lu_solve``.
 
     Parameters
     ----------
-    a : array_like, shape (..., M, M)
-        Square matrix or stack of square matrices.
-    overwrite_a : bool, optional
-        Accepted for SciPy compatibility; ``a`` is never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {a_square}
+    {overwrite_a}
+    {check_finite}
 
     Returns
     -------
@@ -680,9 +671,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 
     Raises
     ------
-    ValueError
-        ``a`` is not a (stack of) square matrices; inf or NaN with
-        ``check_finite``.
+    {raises_square}
 
     Warns
     -----
@@ -766,6 +755,7 @@ def _batched_solve(name, fac, fac_core, extra, b1, n, dt, solve_one):
     return out.reshape(out_shape)
 
 
+@fill_doc
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """Solve ``a x = b`` from ``lu_factor``'s output (``scipy.linalg.lu_solve``).
 
@@ -778,12 +768,12 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         Right-hand sides (2-D core when ``b.ndim >= 2``).
     trans : {0, 1, 2}
         0 ``a x = b``, 1 ``a^T x = b``, 2 ``a^H x = b``.
-    check_finite : bool
-        Checks ``b`` (SciPy does not check ``lu``).
+    {check_finite}
+        Only ``b`` is checked (SciPy does not check ``lu`` either).
 
     Returns
     -------
-    x : device array, broadcast batch shape + b's core shape.
+    {returns_x_solve}
 
     Raises
     ------
@@ -835,20 +825,17 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     return x[:, 0] if b_is_1d else x
 
 
+@fill_doc
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
     """LU decomposition with partial pivoting, ``a = p @ l @ u``.
 
     Parameters
     ----------
-    a : array_like, shape (..., M, M)
-        Square matrix or stack of square matrices.
+    {a_square}
     permute_l : bool, optional
         Return ``p @ l`` in place of ``p`` and ``l``.
-    overwrite_a : bool, optional
-        Accepted for SciPy compatibility; ``a`` is never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {overwrite_a}
+    {check_finite}
     p_indices : bool, optional
         Return the permutation as row indices ``perm`` (``a = l[perm] @ u``)
         in place of the matrix ``p``.
@@ -925,18 +912,15 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
 
 # ------------------------------------------------------------ inv, det
 
+@fill_doc
 def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
     """Inverse of a square matrix or of each matrix of a stack.
 
     Parameters
     ----------
-    a : array_like, shape (..., M, M)
-        Square matrix or stack of square matrices.
-    overwrite_a : bool, optional
-        Accepted for SciPy compatibility; ``a`` is never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {a_square}
+    {overwrite_a}
+    {check_finite}
     assume_a : str, optional
         Accepted for SciPy compatibility and ignored: every matrix is
         inverted by the general LU.
@@ -951,9 +935,7 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
 
     Raises
     ------
-    ValueError
-        ``a`` has fewer than 2 dimensions or is not square; inf or NaN with
-        ``check_finite``.
+    {raises_square}
     LinAlgError
         An exactly singular matrix ("A singular matrix detected", naming
         the singular slices of a stack).
@@ -1041,25 +1023,22 @@ def _inv_general(a, out, status):
     d = _dense()
     n = a.shape[0]
     m = a.astype(a.dtype, order="C", copy=True)
-    ipiv, info = d.getrf(m, fast=True)
+    ipiv, info = d.getrf(m)
     out.fill(0)
     out.reshape(-1)[::n + 1] = 1
     d.getrs(m, ipiv, out.T, d.OP_N)
     _inv_status_kernel()(info.reshape(()), _sk.norm1(a), _sk.norm1(out), status)
 
 
+@fill_doc
 def det(a, overwrite_a=False, check_finite=True):
     """Determinant of a square matrix or of each matrix of a stack.
 
     Parameters
     ----------
-    a : array_like, shape (..., M, M)
-        Square matrix or stack of square matrices.
-    overwrite_a : bool, optional
-        Accepted for SciPy compatibility; ``a`` is never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {a_square}
+    {overwrite_a}
+    {check_finite}
 
     Returns
     -------
@@ -1070,9 +1049,7 @@ def det(a, overwrite_a=False, check_finite=True):
 
     Raises
     ------
-    ValueError
-        ``a`` has fewer than 2 dimensions or is not square; inf or NaN with
-        ``check_finite``.
+    {raises_square}
 
     Notes
     -----
@@ -1170,6 +1147,7 @@ def _chol_check(info):
                           "positive definite")
 
 
+@fill_doc
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     """Cholesky factor of a Hermitian positive definite matrix (or stack).
 
@@ -1182,11 +1160,8 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
         named by ``lower`` is read.
     lower : bool, optional
         Return the lower factor ``L`` (default: the upper ``U``).
-    overwrite_a : bool, optional
-        Accepted for SciPy compatibility; ``a`` is never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {overwrite_a}
+    {check_finite}
 
     Returns
     -------
@@ -1196,9 +1171,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 
     Raises
     ------
-    ValueError
-        ``a`` is not a (stack of) square matrices; inf or NaN with
-        ``check_finite``.
+    {raises_square}
     LinAlgError
         A matrix is not positive definite ("k-th leading minor of the
         array is not positive definite", as SciPy).
@@ -1224,6 +1197,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     return c
 
 
+@fill_doc
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """Cholesky factor of a Hermitian positive definite matrix, for ``cho_solve``.
 
@@ -1234,10 +1208,8 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
         named by ``lower`` is read.
     lower : bool, optional
         Compute the lower factor (default: upper).
-    overwrite_a : bool, optional
-        Accepted for SciPy compatibility; ``a`` is never overwritten.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN.
+    {overwrite_a}
+    {check_finite}
 
     Returns
     -------
@@ -1248,9 +1220,7 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 
     Raises
     ------
-    ValueError
-        ``a`` is not a (stack of) square matrices; inf or NaN with
-        ``check_finite``.
+    {raises_square}
     LinAlgError
         A matrix is not positive definite.
 
@@ -1265,6 +1235,7 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     return cholesky(a, lower=lower, check_finite=check_finite), lower
 
 
+@fill_doc
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """Solve ``a x = b`` with ``cho_factor``'s output (``scipy.linalg.cho_solve``).
 
@@ -1278,7 +1249,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
     Returns
     -------
-    x : device array, broadcast batch shape + b's core shape.
+    {returns_x_solve}
 
     Raises
     ------
@@ -1354,14 +1325,14 @@ def _banded_to_dense(ab, lower_bw, upper_bw, n):
 
 
 def _diag_view(x, k):
-    from gpuscipy_core._ndarray import _strided_view
     n = x.shape[0]
     step = x.strides[0] + x.strides[1]
     if k >= 0:
-        return _strided_view(x, (n - k,), (step,), x.ptr + k * x.strides[1])
-    return _strided_view(x, (n + k,), (step,), x.ptr - k * x.strides[0])
+        return as_strided(x[:, k:], (n - k,), (step,))
+    return as_strided(x[-k:, :], (n + k,), (step,))
 
 
+@fill_doc
 def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
     """Solve ``a x = b`` with ``a`` banded (``scipy.linalg.solve_banded``).
 
@@ -1375,7 +1346,7 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
 
     Returns
     -------
-    x : device array, broadcast batch shape + b's core shape.
+    {returns_x_solve}
 
     Raises
     ------
@@ -1470,6 +1441,7 @@ def _hband_dense(a3, lower, name):
     return gp.stack([_banded_to_dense(a3[s], lo, up, n) for s in range(a3.shape[0])])
 
 
+@fill_doc
 def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False,
                   check_finite=True):
     """Solve ``a x = b`` with ``a`` Hermitian positive definite banded
@@ -1484,9 +1456,7 @@ def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False,
 
     Returns
     -------
-    x : gpuscipy_core.ndarray, shape of ``b`` (batch axes broadcast)
-        float32, float64, complex64 or complex128: the LAPACK type of
-        ``ab.dtype`` and ``b.dtype`` combined.
+    {returns_x_solve}
 
     Raises
     ------
@@ -1526,6 +1496,7 @@ def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False,
     return x.reshape(out_shape)
 
 
+@fill_doc
 def cholesky_banded(ab, overwrite_ab=False, lower=False, check_finite=True):
     """Cholesky factor of a Hermitian positive definite banded matrix.
 
@@ -1539,9 +1510,7 @@ def cholesky_banded(ab, overwrite_ab=False, lower=False, check_finite=True):
         Accepted for SciPy compatibility; ``ab`` is never overwritten.
     lower : bool, optional
         ``ab`` holds the lower band (default: upper).
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {check_finite}
 
     Returns
     -------
@@ -1606,6 +1575,7 @@ def cholesky_banded(ab, overwrite_ab=False, lower=False, check_finite=True):
     return out
 
 
+@fill_doc
 def cho_solve_banded(cb_and_lower, b, overwrite_b=False, check_finite=True):
     """Solve ``a x = b`` given the banded Cholesky factor of ``a``.
 
@@ -1616,16 +1586,12 @@ def cho_solve_banded(cb_and_lower, b, overwrite_b=False, check_finite=True):
         band storage; ``lower``: whether it is the lower factor.
     b : array_like, shape (..., M) or (..., M, K)
         Right-hand side.
-    overwrite_b : bool, optional
-        Accepted for SciPy compatibility; ``b`` is never overwritten.
-    check_finite : bool, optional
-        Refuse inputs holding inf or NaN.
+    {overwrite_b}
+    {check_finite}
 
     Returns
     -------
-    x : gpuscipy_core.ndarray, shape of ``b`` (batch axes broadcast)
-        float32, float64, complex64 or complex128: the LAPACK type of
-        ``cb.dtype`` and ``b.dtype`` combined.
+    {returns_x_solve}
 
     Raises
     ------

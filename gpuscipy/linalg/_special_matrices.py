@@ -17,6 +17,7 @@ import gpuscipy_core as gp
 
 from ._structured import (issymmetric, ishermitian, bandwidth, norm, matmul_toeplitz,
                           solve_toeplitz, solve_circulant)
+from ._docs import fill_doc
 
 __all__ = ["khatri_rao", "block_diag", "toeplitz", "hankel", "circulant", "companion",
            "convolution_matrix", "dft", "fiedler", "hadamard", "helmert", "hilbert",
@@ -563,13 +564,13 @@ def helmert(n, full=False):
                   _i64(first))
 
 
+@fill_doc
 def hilbert(n):
     """Hilbert matrix ``H[i, j] = 1 / (i + j + 1)`` of order ``n``.
 
     Parameters
     ----------
-    n : int
-        Size of the array to create.
+    {n_order}
 
     Returns
     -------
@@ -589,13 +590,13 @@ def hilbert(n):
     return _build("hilbert", (m, m), numpy.float64, _i64(m), _i64(m))
 
 
+@fill_doc
 def invhilbert(n, exact=False):
     """Inverse of the Hilbert matrix of order ``n``.
 
     Parameters
     ----------
-    n : int
-        Order of the matrix.
+    {n_order}
     exact : bool, optional
         Integer entries (int64) when True, else float64.
 
@@ -629,13 +630,13 @@ def invhilbert(n, exact=False):
 _KINDS = {"symmetric": 0, "lower": 1, "upper": 2}
 
 
+@fill_doc
 def pascal(n, kind="symmetric", exact=True):
     """Pascal matrix of binomial coefficients.
 
     Parameters
     ----------
-    n : int
-        Order of the matrix.
+    {n_order}
     kind : {'symmetric', 'lower', 'upper'}, optional
         ``S[i, j] = C(i + j, i)``, its lower Cholesky factor
         ``L[i, j] = C(i, j)``, or ``L^T``.
@@ -673,13 +674,13 @@ def pascal(n, kind="symmetric", exact=True):
                   _i64(_KINDS[kind]), _i64(0))
 
 
+@fill_doc
 def invpascal(n, kind="symmetric", exact=True):
     """Inverse of the Pascal matrix.
 
     Parameters
     ----------
-    n : int
-        Order of the matrix.
+    {n_order}
     kind : {'symmetric', 'lower', 'upper'}, optional
         Which Pascal matrix (see :func:`pascal`).
     exact : bool, optional
@@ -801,29 +802,20 @@ def block_diag(*arrs):
 
 def _sources():
     """(name, source) of every constructor kernel for float64/complex128/int64
-    outputs — what the CPU tests compile with NVRTC."""
-    from gpuscipy_core._kernel._elementwise_source import elementwise_source
-    from gpuscipy_core._kernel._ufunc_names import ctype
+    outputs, as ``ElementwiseKernel.source`` renders them: what the CPU tests
+    compile with NVRTC."""
     out = []
-    for name, (in_params, body) in _BODIES.items():
+    for name, (in_params, _) in _BODIES.items():
         for dt in (numpy.float64, numpy.complex128, numpy.int64, numpy.uint64,
                    numpy.float32):
             dt = numpy.dtype(dt)
             if name == "dft" and dt.kind != "c":
                 continue
-            specs = []
-            for part in in_params.split(","):
+            dts, scalars = [], []
+            for pos, part in enumerate(in_params.split(",")):
                 toks = part.split()
-                raw = toks[0] == "raw"
-                t, nm = toks[-2], toks[-1]
-                if t == "T":
-                    t = ctype(dt)
-                else:
-                    t = ctype(numpy.dtype(t))
-                specs.append(("raw" if raw else "scalar", t, nm, 8, 8))
-            specs.append(("out", ctype(dt), "out", dt.itemsize, dt.itemsize))
-            pre = f"typedef {ctype(dt)} T;\n" + _PREAMBLE
-            kname = f"gs_linalg_{name}_{dt.name}"
-            out.append((kname, elementwise_source(kname, tuple(specs), body, 0, True, 1,
-                                                  pre)))
+                dts.append(dt if toks[-2] == "T" else numpy.dtype(toks[-2]))
+                if toks[0] != "raw":
+                    scalars.append(pos)
+            out.append(_kernel(name).source(*dts, dt, scalars=tuple(scalars)))
     return out

@@ -9,6 +9,7 @@ import numpy
 import gpuscipy_core as gp
 
 from ._misc import LinAlgError, check_finite_array
+from ._docs import fill_doc
 
 __all__ = ["issymmetric", "ishermitian", "bandwidth", "norm", "matmul_toeplitz",
            "solve_toeplitz", "solve_circulant", "levinson_source"]
@@ -152,6 +153,7 @@ def bandwidth(a):
 
 # ---------------------------------------------------------------- norm
 
+@fill_doc
 def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
     """Matrix or vector norm (NumPy's definitions, as ``scipy.linalg.norm``).
 
@@ -167,9 +169,7 @@ def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
         Vector norms along one axis, matrix norms over two.
     keepdims : bool, optional
         Keep the reduced axes with size one.
-    check_finite : bool, optional
-        Refuse input holding inf or NaN (one device reduction and one
-        scalar read back).
+    {check_finite}
 
     Returns
     -------
@@ -501,6 +501,7 @@ extern "C" __global__ void {name}(const T* __restrict__ c, const T* __restrict__
 _LEVINSON_THREADS = 256
 
 
+@fill_doc
 def solve_toeplitz(c_or_cr, b, check_finite=True):
     """Solve ``T x = b`` for a Toeplitz ``T`` by Levinson-Durbin recursion.
 
@@ -509,7 +510,7 @@ def solve_toeplitz(c_or_cr, b, check_finite=True):
     c_or_cr : array_like or tuple (c, r)
         First column ``c`` (and first row ``r``; default ``conj(c)``).
     b : (M,) or (M, K) array_like
-    check_finite : bool
+    {check_finite}
 
     Returns
     -------
@@ -538,7 +539,7 @@ def solve_toeplitz(c_or_cr, b, check_finite=True):
     x = gp.empty((n, k), dt)
     work = gp.empty((k * 4 * n,), dt)
     info = gp.zeros((k,), numpy.int32)
-    from gpuscipy_core._kernel._module import get_function
+    from gpuscipy_core.kernel import get_function
     src, name = levinson_source(dt.kind == "c")
     f = get_function(src, name)
     threads = _LEVINSON_THREADS
@@ -551,6 +552,7 @@ def solve_toeplitz(c_or_cr, b, check_finite=True):
     return x.reshape(b_shape)
 
 
+@fill_doc
 def matmul_toeplitz(c_or_cr, x, check_finite=False, workers=None):
     """``toeplitz(c, r) @ x`` without forming the matrix (FFT of length M+N-1).
 
@@ -559,7 +561,7 @@ def matmul_toeplitz(c_or_cr, x, check_finite=False, workers=None):
     c_or_cr : array_like or tuple (c, r)
         First column (M,) and first row (N,).
     x : (N,) or (N, K) array_like
-    check_finite : bool
+    {check_finite}
     workers : int, optional
         Accepted for SciPy compatibility.
 

@@ -39,12 +39,12 @@ KINDS = ("rows", "cols", "tile2", "nd")
 
 def header():
     """Text of ``_convolve_direct.cuh``."""
-    from gpuscipy_core._kernel._nvrtc import read_source
+    from gpuscipy_core.kernel import read_source
     return read_source(os.path.join(_HERE, "_convolve_direct.cuh"))
 
 
 def _ctype(dt):
-    from gpuscipy_core._kernel._ufunc_names import ctype
+    from gpuscipy_core.kernel import ctype
     return ctype(numpy.dtype(dt))
 
 
@@ -174,7 +174,7 @@ def device_xp():
 
 
 def _launch_device(source, name, grid, block, args, shared):
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     get_function(source, name)(grid, block, args, shared_mem=shared)
 
 

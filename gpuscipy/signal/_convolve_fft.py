@@ -37,7 +37,7 @@ _COMPLEX = {numpy.dtype(numpy.float32): numpy.dtype(numpy.complex64),
 
 
 def _header():
-    from gpuscipy_core._kernel._nvrtc import read_source
+    from gpuscipy_core.kernel import read_source
     return read_source(os.path.join(_HERE, "_convolve_fft.cuh"))
 
 

@@ -56,7 +56,7 @@ RUN_MIN, RUN_MAX = 16, 256
 
 
 def _header():
-    from gpuscipy_core._kernel._nvrtc import read_source
+    from gpuscipy_core.kernel import read_source
     return read_source(os.path.join(_HERE, "_convolve_medfilt.cuh"))
 
 

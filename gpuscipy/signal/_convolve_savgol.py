@@ -28,7 +28,7 @@ _MODES = {"mirror": "mirror", "constant": "fill", "nearest": "nearest", "wrap": 
 
 
 def _header():
-    from gpuscipy_core._kernel._nvrtc import read_source
+    from gpuscipy_core.kernel import read_source
     return read_source(os.path.join(_HERE, "_convolve_savgol.cuh"))
 
 
@@ -89,7 +89,7 @@ def _edges_finite(xp, x, axis, window_length):
     ends = (x[lead + (slice(0, window_length),)], x[lead + (slice(n - window_length, n),)])
     if xp is numpy:
         return all(bool(numpy.isfinite(e).all()) for e in ends)
-    from gpuscipy_core._routines._reduction import all_finite
+    from gpuscipy_core.lib import all_finite
     return all(all_finite(e) for e in ends)
 
 

@@ -27,8 +27,8 @@ from typing import NamedTuple
 
 import numpy
 
-from gpuscipy_core._kernel._nvrtc import read_source
-from gpuscipy_core._kernel._ufunc_names import ctype
+from gpuscipy_core.kernel import read_source
+from gpuscipy_core.kernel import ctype
 
 __all__ = ["DMAX", "OPTIONS", "Lines", "States", "state_size",
            "fused_threads", "carry_threads", "carry_bytes", "kernel_source", "smem_bytes", "pack",
@@ -362,11 +362,11 @@ _FUNCTIONS = {}  # (device, role, kind, ...) -> Function: the per-call lookup
 
 
 def _function(role, kind, order, tin, t, staged=False, fir_smem=True, nt=None):
-    from gpuscipy_core._cuda._device import get_device_id
+    from gpuscipy_core.cuda import get_device_id
     key = (get_device_id(), role, kind, order, tin, t, staged, fir_smem, nt, OPTIONS)
     f = _FUNCTIONS.get(key)
     if f is None:
-        from gpuscipy_core._kernel import get_function
+        from gpuscipy_core.kernel import get_function
         src, name = kernel_source(role, kind, order, numpy.dtype(tin), numpy.dtype(t),
                                   bool(staged), bool(fir_smem), nt)
         f = _FUNCTIONS[key] = get_function(src, name, OPTIONS)

@@ -57,8 +57,8 @@ import warnings
 import numpy
 
 import gpuscipy_core as gp
-from gpuscipy_core._kernel._nvrtc import read_source
-from gpuscipy_core._kernel._ufunc_names import ctype
+from gpuscipy_core.kernel import read_source
+from gpuscipy_core.kernel import ctype
 
 from ._arraytools import hashable as _hashable
 
@@ -157,7 +157,7 @@ PEAK_KERNELS = ("gs_peaks_count", "gs_peaks_write", "gs_peaks_compact",
                 "gs_peaks_summaries_warp")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def peaks_source():
     """CUDA source of the find_peaks kernels (one module; all float64):
     the two headers' text (``_peak_finding.cuh``, then the batch stages of
@@ -167,7 +167,7 @@ def peaks_source():
             + _WRAPPERS % {"items": COMPACT_ITEMS})
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def relextrema_source(dtype):
     """``(source, name)`` of the argrelextrema kernel for ``dtype``."""
     dt = numpy.dtype(dtype)
@@ -181,7 +181,7 @@ def relextrema_source(dtype):
 
 
 def _function(source, name):
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     return get_function(source, name)
 
 

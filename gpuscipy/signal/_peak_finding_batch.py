@@ -61,7 +61,7 @@ _PER_SAMPLE, _PER_CHANNEL = 2, 3  # gspeaks::bound_t array kinds
 
 
 def _function(source, name):
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     return get_function(source, name)
 
 

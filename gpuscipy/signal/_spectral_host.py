@@ -107,7 +107,7 @@ def device_copy(be, key, make, dtype):
     dtype = numpy.dtype(dtype)
     if not be.is_device:
         return numpy.asarray(make(), dtype)
-    from gpuscipy_core._cuda._device import get_device_id
+    from gpuscipy_core.cuda import get_device_id
     full = None if key is None else (key, dtype.str, get_device_id())
     d = _dev_cache.get(full)
     if d is None:

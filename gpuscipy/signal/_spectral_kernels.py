@@ -22,7 +22,7 @@ from math import prod
 
 import numpy
 
-from gpuscipy_core._kernel._nvrtc import read_source
+from gpuscipy_core.kernel import read_source
 
 __all__ = ["THREADS", "OPS", "kernel_source", "variants", "line_layout",
            "frames_group", "power_chunks", "median_cap", "detrend_plan",
@@ -161,7 +161,7 @@ def _spec_types(family, spec):
     raise ValueError(f"unknown kernel family {family!r}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def kernel_source(family, *spec):
     """``(source, name)`` of one kernel (pure). ``spec`` per family:
     frames (T, TO, detrend 0/1/2); power_partial (C, cross); power_final
@@ -194,7 +194,7 @@ def variants():
 
 
 def _function(family, *spec):
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     src, name = kernel_source(family, *spec)
     return get_function(src, name)
 
@@ -289,7 +289,7 @@ def asarray(a, dtype=None):
 
 def all_finite(a):
     """Whether ``a`` holds no inf or NaN (one pass, one device sync)."""
-    from gpuscipy_core._routines._reduction import all_finite as f
+    from gpuscipy_core.lib import all_finite as f
     return f(a)
 
 

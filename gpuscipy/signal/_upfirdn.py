@@ -22,9 +22,8 @@ from typing import NamedTuple
 
 import numpy
 
-from gpuscipy_core._kernel._nvrtc import read_source
-from gpuscipy_core._routines._indexing import _c_strides
-from gpuscipy_core._kernel._ufunc_names import ctype
+from gpuscipy_core.kernel import read_source
+from gpuscipy_core.kernel import ctype
 
 __all__ = ["upfirdn", "apply", "output_len", "check_mode", "result_dtype",
            "check_dtype", "cval_scalar", "layout", "launch_plan", "Plan", "Launch",
@@ -52,6 +51,16 @@ SMEM_LIMIT = 48 * 1024      # dynamic shared memory per block, no opt-in
 MAX_ITEMS = 8               # outputs per thread
 MIN_THREADS = 64            # the smallest block the tiled variant takes
 MAX_GRID_Y = 65535
+
+
+def _c_strides(shape, itemsize):
+    """Byte strides of a C-contiguous array of ``shape`` (extent-0 axes
+    counted as 1)."""
+    st, s = [], itemsize
+    for d in reversed(shape):
+        st.append(s)
+        s *= max(d, 1)
+    return tuple(reversed(st))
 
 
 def output_len(len_h, in_len, up, down):
@@ -208,7 +217,7 @@ def kernel_source(dtype):
     return _kernel_source(dt.char)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def _kernel_source(char):
     dt = numpy.dtype(char)
     T = ctype(dt)
@@ -347,7 +356,7 @@ def apply(x, h, up, down, axis, mode, cval, dtype, *, h_pre=0, len_total=None,
         innermost in memory (writes stay coalesced).
     """
     import gpuscipy_core as gp
-    from gpuscipy_core._kernel import get_function
+    from gpuscipy_core.kernel import get_function
     dtype = numpy.dtype(dtype)
     kw = dict(h_pre=h_pre, len_total=len_total, out_start=out_start, out_len=out_len)
     spec = plan_launch(x.shape, x.strides, x.itemsize, axis, h.shape[0], up, down, dtype,

@@ -6,18 +6,21 @@ initialises CUDA; on a machine without a driver or GPU it raises a clear
 """
 
 import threading
+from typing import NamedTuple
 
 from cuda.bindings import driver
 
 from ._errors import CUDAError, check
 
-__all__ = ["is_available", "get_device_count", "Device", "get_device_id",
-           "ensure_context"]
+__all__ = ["is_available", "unavailable_reason", "get_device_count", "Device",
+           "get_device_id", "ensure_context", "DeviceLimits", "device_limits"]
 
 _lock = threading.Lock()
 _init_state = None          # None: not tried; True: ok; str: why it failed
 _contexts = {}              # device id -> CUcontext (primary, retained)
 _tls = threading.local()    # .device (int), .ctx_device (int or None)
+_attributes = {}            # (device id, attribute) -> value (constant per device)
+_limits = {}                # device id -> DeviceLimits
 
 
 def _init():
@@ -49,6 +52,15 @@ def is_available():
     except RuntimeError:
         return False
     return True
+
+
+def unavailable_reason():
+    """Why no GPU can be used (a sentence), or None when one can."""
+    try:
+        _init()
+    except RuntimeError:
+        return str(_init_state)
+    return None
 
 
 def get_device_count():
@@ -147,10 +159,15 @@ class Device:
         return check(driver.cuDeviceGet(self.id), "cuDeviceGet")
 
     def attribute(self, name):
-        """A ``CU_DEVICE_ATTRIBUTE_*`` value, by its short name (e.g. ``"MULTIPROCESSOR_COUNT"``)."""
-        attr = getattr(_A, f"CU_DEVICE_ATTRIBUTE_{name.upper()}")
-        return check(driver.cuDeviceGetAttribute(attr, self._handle()),
-                      "cuDeviceGetAttribute")
+        """A ``CU_DEVICE_ATTRIBUTE_*`` value, by its short name (e.g.
+        ``"MULTIPROCESSOR_COUNT"``); asked of the driver once per device."""
+        key = (self.id, name.upper())
+        v = _attributes.get(key)
+        if v is None:
+            attr = getattr(_A, f"CU_DEVICE_ATTRIBUTE_{key[1]}")
+            v = _attributes[key] = int(check(driver.cuDeviceGetAttribute(attr, self._handle()),
+                                             "cuDeviceGetAttribute"))
+        return v
 
     @property
     def name(self):
@@ -198,3 +215,36 @@ class Device:
             "memory_clock_rate_khz": self.attribute("MEMORY_CLOCK_RATE"),
             "global_memory_bus_width": self.attribute("GLOBAL_MEMORY_BUS_WIDTH"),
         }
+
+
+class DeviceLimits(NamedTuple):
+    """What kernels are sized by, for one device (bytes unless stated)."""
+    sm_count: int                  # streaming multiprocessors
+    max_threads_per_block: int
+    warp_size: int
+    shared_per_block: int          # static + dynamic without the opt-in (48 KiB)
+    shared_per_block_optin: int    # dynamic shared memory with the opt-in attribute
+    shared_per_sm: int
+    registers_per_block: int       # 32-bit registers
+    registers_per_sm: int
+    max_threads_per_sm: int
+    l2_bytes: int
+    arch: str                      # NVRTC target, e.g. "sm_90"
+
+
+def device_limits(device_id=None):
+    """The :class:`DeviceLimits` of a device (default: the current one),
+    read from the driver once per process and device."""
+    if device_id is None:
+        device_id = getattr(_tls, "device", 0)
+    lim = _limits.get(device_id)
+    if lim is None:
+        d = Device(device_id)
+        a = d.attribute
+        lim = _limits[device_id] = DeviceLimits(
+            a("MULTIPROCESSOR_COUNT"), a("MAX_THREADS_PER_BLOCK"), a("WARP_SIZE"),
+            a("MAX_SHARED_MEMORY_PER_BLOCK"), a("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
+            a("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"), a("MAX_REGISTERS_PER_BLOCK"),
+            a("MAX_REGISTERS_PER_MULTIPROCESSOR"), a("MAX_THREADS_PER_MULTIPROCESSOR"),
+            a("L2_CACHE_SIZE"), d.arch)
+    return lim

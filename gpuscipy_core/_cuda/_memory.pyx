@@ -12,18 +12,18 @@ gets its own ``cuMemAlloc`` of the exact size, so ``compute-sanitizer``
 sees every out-of-bounds access.
 """
 
-import os
 
 from cuda.bindings cimport cydriver
 from libc.stdint cimport uint64_t
 
 from ._device import ensure_context
 from ._errors import CUDAError
+from .. import config
 
 __all__ = ["Memory", "MemoryPool", "get_default_memory_pool", "alloc_pinned_memory",
            "PinnedMemory", "UnownedMemory"]
 
-cdef int _DEBUG = os.environ.get("GPUSCIPY_ALLOCATOR", "") == "cuda_malloc"
+cdef int _DEBUG = config.allocator() == "cuda_malloc"
 
 cdef enum:
     KIND_POOL = 0

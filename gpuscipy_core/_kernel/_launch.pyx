@@ -15,7 +15,8 @@ __all__ = ["launch_args", "packed_args"]
 
 cdef enum:
     MAX_ARGS = 128
-    ARG_BYTES = 32768
+    ARG_BYTES = 32768      # the packing buffer (8-byte words)
+    PARAM_LIMIT = 32764    # the driver's limit on a kernel's parameters (CUDA 12.1+, sm_70+)
 
 
 cdef int launch_packed(size_t func, unsigned int gx, unsigned int gy, unsigned int gz,
@@ -91,22 +92,22 @@ cdef size_t _pack(tuple args, char* storage, void** ptrs) except? 0:
                 pv = (<ndarray>a)._ptr
                 memcpy(word, &pv, 8)
             off = (off + 7) & ~<size_t>7
-            if off + 8 > ARG_BYTES:
-                raise ValueError("kernel arguments exceed the parameter space")
+            if off + 8 > PARAM_LIMIT:
+                raise ValueError(f"kernel arguments exceed the {PARAM_LIMIT}-byte "
+                                 "parameter space")
             memcpy(storage + off, word, 8)
             ptrs[k] = storage + off
             off += 8
             continue
         kernel_pointer = (None if ta is bytes or isinstance(a, numpy.generic)
                           else getattr(a, "_kernel_pointer", None))
-        if kernel_pointer is not None:
-            pv = kernel_pointer()
+        if kernel_pointer is not None or hasattr(a, "__cuda_array_interface__"):
+            pv = (kernel_pointer() if kernel_pointer is not None
+                  else a.__cuda_array_interface__["data"][0])
             off = (off + 7) & ~<size_t>7
-            memcpy(storage + off, &pv, 8)
-            n = 8
-        elif hasattr(a, "__cuda_array_interface__"):
-            pv = a.__cuda_array_interface__["data"][0]
-            off = (off + 7) & ~<size_t>7
+            if off + 8 > PARAM_LIMIT:
+                raise ValueError(f"kernel arguments exceed the {PARAM_LIMIT}-byte "
+                                 "parameter space")
             memcpy(storage + off, &pv, 8)
             n = 8
         else:
@@ -133,8 +134,9 @@ cdef size_t _pack(tuple args, char* storage, void** ptrs) except? 0:
             if n == 0:
                 raise ValueError(f"kernel argument {k} is empty")
             off = (off + align - 1) & ~(align - 1)
-            if off + n > ARG_BYTES:
-                raise ValueError("kernel arguments exceed the parameter space")
+            if off + n > PARAM_LIMIT:
+                raise ValueError(f"kernel arguments exceed the {PARAM_LIMIT}-byte "
+                                 "parameter space")
             view = blob
             memcpy(storage + off, &view[0], n)
         ptrs[k] = storage + off

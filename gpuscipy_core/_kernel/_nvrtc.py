@@ -12,8 +12,8 @@ from cuda.bindings import nvrtc
 
 from .._errors import GPUError
 
-__all__ = ["NVRTCError", "NVRTCCallError", "compile_cubin", "nvrtc_version", "include_dir",
-           "cccl_include_dir", "cccl_options", "read_source"]
+__all__ = ["NVRTCError", "NVRTCCallError", "compile_cubin", "compile_program",
+           "nvrtc_version", "include_dir", "cccl_include_dir", "cccl_options", "read_source"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -41,10 +41,10 @@ def cccl_include_dir():
             found = pathfinder.find_nvidia_header_directory("cccl") or ""
         except Exception:  # pathfinder missing or the wheel absent
             found = ""
+        from .. import config
         cands = [found]
-        if os.environ.get("CUDA_PATH"):
-            cands.append(os.path.join(os.environ["CUDA_PATH"], "include", "cccl"))
-        cands += ["/usr/local/cuda/include/cccl", "/usr/local/cuda/include"]
+        for root in config.cuda_roots():
+            cands += [os.path.join(root, "include", "cccl"), os.path.join(root, "include")]
         _cccl = ""
         for c in cands:
             if c and os.path.isfile(os.path.join(c, "cub", "version.cuh")):
@@ -191,11 +191,27 @@ def compile_cubin(source, name, options=(), arch="sm_90"):
         If the source does not compile; the message shows NVRTC's log and the
         source lines around the first error.
     """
+    return compile_program(source, name, options, arch)[0]
+
+
+def compile_program(source, name, options=(), arch="sm_90", name_expressions=()):
+    """Compile ``source`` for ``arch``; ``(cubin, lowered)``.
+
+    ``name_expressions`` are C++ names of ``__global__`` functions,
+    typically template instantiations (``"gs::scale<float, 4>"``): NVRTC
+    instantiates each and ``lowered`` maps it to its mangled symbol, the
+    name the module is asked for (``nvrtcAddNameExpression``,
+    ``nvrtcGetLoweredName``). Other parameters and errors as
+    :func:`compile_cubin`.
+    """
     opts = [f"--gpu-architecture={arch}", "-std=c++17", f"-I{include_dir()}",
             *options]
     prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), f"{name}.cu".encode(),
                                            0, [], []), "nvrtcCreateProgram")
     try:
+        for expr in name_expressions:
+            _check(nvrtc.nvrtcAddNameExpression(prog, expr.encode()),
+                   "nvrtcAddNameExpression")
         err, = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             size = _check(nvrtc.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
@@ -203,9 +219,14 @@ def compile_cubin(source, name, options=(), arch="sm_90"):
             _check(nvrtc.nvrtcGetProgramLog(prog, log), "nvrtcGetProgramLog")
             raise NVRTCError(name, log.decode(errors="replace").rstrip("\x00 \n"),
                              source)
+        lowered = {}
+        for expr in name_expressions:
+            sym = _check(nvrtc.nvrtcGetLoweredName(prog, expr.encode()),
+                         "nvrtcGetLoweredName")
+            lowered[expr] = sym.decode() if isinstance(sym, bytes) else str(sym)
         size = _check(nvrtc.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
         cubin = b" " * size
         _check(nvrtc.nvrtcGetCUBIN(prog, cubin), "nvrtcGetCUBIN")
-        return cubin
+        return cubin, lowered
     finally:
         nvrtc.nvrtcDestroyProgram(prog)

@@ -43,7 +43,6 @@ _WAVES = 2
 _I32_ELEMS = 1 << 30         # 32-bit indexing: M, N and partial counts below this
 _I32_BYTES = (1 << 31) - 1   # ... and every byte offset below this
 _lock = threading.Lock()
-_sm_counts = {}
 _func_info = {}              # Function.ptr -> (blocks per SM, sizeof(acc_t))
 
 
@@ -79,11 +78,8 @@ def _pow2_at_least(x):
 
 
 def _num_sms(dev):
-    n = _sm_counts.get(dev)
-    if n is None:
-        from .._cuda._device import Device
-        n = _sm_counts[dev] = int(Device(dev).multiprocessor_count)
-    return n
+    from .._cuda._device import device_limits
+    return device_limits(dev).sm_count
 
 
 def _function_info(f, name):

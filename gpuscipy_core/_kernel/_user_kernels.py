@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy
 
 from .._cuda._device import get_device_id
-from ._module import get_function, load_module, Function
+from ._module import Function, get_function, load_file, load_module
 
 __all__ = ["ElementwiseKernel", "RawKernel", "RawModule", "parse_params",
            "normalize_code"]
@@ -561,16 +561,31 @@ class RawModule:
     Parameters
     ----------
     code : str
-        CUDA C++ source with ``extern "C"`` kernels.
+        CUDA C++ source: ``extern "C"`` kernels, or C++ (template) kernels
+        named in ``name_expressions``.
     path : str
-        A cubin file to load instead of ``code``.
+        A cubin, fatbin or PTX file to load instead of ``code``.
     options : tuple of str
         NVRTC options.
+    name_expressions : sequence of str, optional
+        C++ names of kernels to instantiate, e.g. ``"gs::scale<float, 4>"``;
+        ``get_function`` takes the same text (NVRTC lowers it to the mangled
+        symbol, which the kernel cache keeps beside the cubin).
+
+    Raises
+    ------
+    TypeError
+        If not exactly one of ``code`` and ``path`` is given, or
+        ``name_expressions`` comes with ``path``.
+    ValueError
+        ``backend`` other than ``"nvrtc"``.
 
     Notes
     -----
-    Differences from CuPy: ``name_expressions`` (C++ template kernels) are not
-    supported yet; declare ``extern "C"`` wrappers instead.
+    Modules and functions are looked up in the one bounded cache of
+    ``gpuscipy_core.kernel.get_function`` (compiled cubins on disk, see
+    ``gpuscipy_core.kernel.cache_dir``); a ``path`` module is keyed by the
+    file's content.
     """
 
     def __init__(self, code=None, path=None, options=(), backend="nvrtc",
@@ -578,33 +593,35 @@ class RawModule:
                  name_expressions=None, jitify=False):
         if (code is None) == (path is None):
             raise TypeError("exactly one of code and path must be given")
-        if name_expressions:
-            raise NotImplementedError("name_expressions is not supported; use "
-                                      'extern "C" kernels')
+        if backend != "nvrtc":
+            raise ValueError("only backend='nvrtc' is supported")
+        if name_expressions is not None and path is not None:
+            raise TypeError("name_expressions needs code, not path")
         self.code = code
         self.path = path
         self.options = tuple(options)
-        self._loaded = {}
+        self.name_expressions = (None if name_expressions is None
+                                 else tuple(str(e) for e in name_expressions))
 
     def _module(self):
-        dev = get_device_id()
-        m = self._loaded.get(dev)
-        if m is None:
-            if self.code is not None:
-                m = load_module(self.code, self.options)
-            else:
-                from cuda.bindings import driver
-                from .._cuda._device import ensure_context
-                from .._cuda._errors import check
-                ensure_context(dev)
-                with open(self.path, "rb") as f:
-                    m = check(driver.cuModuleLoadData(f.read()), "cuModuleLoadData")
-            self._loaded[dev] = m
-        return m
+        if self.code is not None:
+            return load_module(self.code, self.options, "module",
+                               self.name_expressions or ())
+        return load_file(self.path)
 
     def compile(self):
+        """Compile and load now (otherwise the first ``get_function`` does)."""
         self._module()
 
     def get_function(self, name):
-        """The kernel ``name`` as a callable ``f(grid, block, args, ...)``."""
-        return Function(self._module(), name, get_device_id())
+        """The kernel ``name`` (an ``extern "C"`` symbol or one of
+        ``name_expressions``) as a callable ``f(grid, block, args, ...)``.
+
+        Raises
+        ------
+        gpuscipy_core.cuda.CUDAError
+            If the module has no such kernel (``cuModuleGetFunction``).
+        """
+        if self.code is not None:
+            return get_function(self.code, name, self.options, self.name_expressions or ())
+        return Function(load_file(self.path), name, get_device_id())

@@ -98,15 +98,9 @@ def remap_source(itemsize, ndim, index32=True):
 
 # ---------------------------------------------------------------- launch
 
-_sms = {}
-
-
 def _grid(n):
-    from .._cuda._device import get_device_id, Device
-    dev = get_device_id()
-    s = _sms.get(dev)
-    if s is None:
-        s = _sms[dev] = Device(dev).multiprocessor_count
+    from .._cuda._device import device_limits
+    s = device_limits().sm_count
     return max(1, min((n + 255) // 256, s * 32))
 
 

@@ -64,6 +64,11 @@ __all__ = ["cublas", "cusolver", "cufft", "cusparse", "curand", "cudss",
            "CUDA_C_64U", "MAJOR_VERSION", "MINOR_VERSION", "PATCH_LEVEL", "cuda_data_type"]
 
 
+from .._public import set_home as _set_home  # noqa: E402
+_set_home(globals(), __name__)
+del _set_home
+
+
 def __getattr__(name):
     # The binding modules are imported on first access (they load no library
     # either way; this keeps ``import gpuscipy_core.libs`` cheap).

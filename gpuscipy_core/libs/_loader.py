@@ -80,11 +80,9 @@ def _fallback_dirs(name):
                 dirs.append(os.path.join(root, sub, "lib"))
     except ImportError:
         pass
-    for home in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
-                 "/usr/local/cuda"):
-        if home:
-            dirs.append(os.path.join(home, "lib64"))
-    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    from .. import config
+    dirs += [os.path.join(home, "lib64") for home in config.cuda_roots()]
+    dirs += config.path_list("LD_LIBRARY_PATH")
     return list(dict.fromkeys(dirs))
 
 

@@ -284,17 +284,11 @@ def launch_config(block=None, grid=None):
         _launch_override.update(old)
 
 
-_sms = {}
-
-
 def _grid(units, block):
     if _launch_override["grid"] is not None:
         return int(_launch_override["grid"])
-    from .._cuda._device import Device, get_device_id
-    dev = get_device_id()
-    n = _sms.get(dev)
-    if n is None:
-        n = _sms[dev] = int(Device(dev).multiprocessor_count)
+    from .._cuda._device import device_limits
+    n = device_limits().sm_count
     return max(1, min(-(-units // block), n * 16))
 
 

@@ -14,6 +14,7 @@ releases the GIL); a failing unit is recompiled kernel by kernel so the
 report names the culprit.
 """
 
+import collections
 import concurrent.futures
 import glob
 import os
@@ -928,8 +929,110 @@ def test_raw_module_argument_errors():
         gp.RawModule()
     with pytest.raises(TypeError):
         gp.RawModule(code=_MODULE, path="x.cubin")
-    with pytest.raises(NotImplementedError):
-        gp.RawModule(code=_MODULE, name_expressions=["f<int>"])
+    with pytest.raises(TypeError, match="name_expressions needs code"):
+        gp.RawModule(path="x.cubin", name_expressions=["f<int>"])
+    with pytest.raises(ValueError, match="backend"):
+        gp.RawModule(code=_MODULE, backend="nvcc")
+    with pytest.raises(ValueError, match="not one of name_expressions"):
+        gp.RawModule(code=_TEMPLATES, name_expressions=["gs_t::scale<float, 2>"]).get_function(
+            "gs_t::scale<double, 3>")
+
+
+_TEMPLATES = r"""
+namespace gs_t {
+template <class T, int N>
+__global__ void scale(T* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= T(N);
+}
+}  // namespace gs_t
+extern "C" __global__ void gs_t_plain(float* x) { x[0] = 7.0f; }
+"""
+_TEMPLATE_EXPRS = ("gs_t::scale<float, 2>", "gs_t::scale<double, 3>")
+
+
+def test_name_expressions_lowered_and_cached_with_the_cubin(cache_dir):
+    """Template kernels: NVRTC lowers each name expression; the lowered
+    symbols are stored with the cubin, so a disk hit returns them without a
+    compile (no GPU)."""
+    cubin, lowered = _cache.get_program(_TEMPLATES, "t", (), "sm_90", _TEMPLATE_EXPRS)
+    assert set(lowered) == set(_TEMPLATE_EXPRS)
+    assert all(v.startswith("_Z") and "scale" in v for v in lowered.values())
+    assert lowered[_TEMPLATE_EXPRS[0]] != lowered[_TEMPLATE_EXPRS[1]]
+    _cache.clear(disk=False)
+    before = _cache.stats()
+    again = _cache.get_program(_TEMPLATES, "t", (), "sm_90", _TEMPLATE_EXPRS)
+    after = _cache.stats()
+    assert again == (cubin, lowered)
+    assert after["disk_hits"] == before["disk_hits"] + 1
+    assert after["nvrtc_compiles"] == before["nvrtc_compiles"]
+    # other expressions: another entry
+    one = _cache.get_program(_TEMPLATES, "t", (), "sm_90", _TEMPLATE_EXPRS[:1])[1]
+    assert set(one) == {_TEMPLATE_EXPRS[0]}
+    # the plain cubin of the same source has no lowered names
+    assert _cache.get_program(_TEMPLATES, "t")[1] == {}
+
+
+def test_name_expression_defaults():
+    from gpuscipy_core._kernel._module import _expressions
+    assert _expressions("plain", None) == ()
+    assert _expressions("ns::k<int>", None) == ("ns::k<int>",)
+    assert _expressions("plain", ["ns::k<int>"]) == ("ns::k<int>",)
+    assert _expressions("ns::k<int>", ("ns::k<int>", "ns::k<long>")) == ("ns::k<int>",
+                                                                        "ns::k<long>")
+    with pytest.raises(ValueError, match="not one of name_expressions"):
+        _expressions("ns::k<float>", ["ns::k<int>"])
+
+
+def test_function_cache_is_bounded():
+    from gpuscipy_core._kernel import _module as M
+    cache = collections.OrderedDict()
+    for i in range(10):
+        assert M._put(cache, i, f"v{i}", 4) == f"v{i}"
+    assert list(cache) == [6, 7, 8, 9]
+    assert M._put(cache, 8, "other", 4) == "v8"     # a racing loader keeps the first
+
+
+@gpu
+def test_raw_module_name_expressions():
+    gp = _gp()
+    m = gp.RawModule(code=_TEMPLATES, name_expressions=_TEMPLATE_EXPRS)
+    xf = gp.asarray(np.arange(5, dtype=np.float32))
+    xd = gp.asarray(np.arange(5, dtype=np.float64))
+    m.get_function("gs_t::scale<float, 2>")((1,), (32,), (xf, np.int32(5)))
+    m.get_function("gs_t::scale<double, 3>")((1,), (32,), (xd, np.int32(5)))
+    m.get_function("gs_t_plain")((1,), (1,), (xf,))
+    np.testing.assert_array_equal(gp.asnumpy(xf), [7, 2, 4, 6, 8])
+    np.testing.assert_array_equal(gp.asnumpy(xd), np.arange(5) * 3.0)
+    # one module for all three, shared with the kernel API's get_function
+    from gpuscipy_core import kernel
+    f = kernel.get_function(_TEMPLATES, "gs_t::scale<float, 2>", (), _TEMPLATE_EXPRS)
+    assert f is m.get_function("gs_t::scale<float, 2>")
+
+
+@gpu
+def test_raw_module_path_shares_the_module_cache(tmp_path):
+    gp = _gp()
+    from gpuscipy_core import cuda
+    cubin = compile_cubin(_SAXPY, "saxpy", arch=cuda.Device().arch)
+    a, b = tmp_path / "a.cubin", tmp_path / "b.cubin"
+    a.write_bytes(cubin)
+    b.write_bytes(cubin)
+    fa = gp.RawModule(path=str(a)).get_function("saxpy")
+    fb = gp.RawModule(path=str(b)).get_function("saxpy")
+    assert fa._module is fb._module
+
+
+@gpu
+def test_device_limits_cached_and_sane():
+    from gpuscipy_core import cuda
+    from gpuscipy_core import kernel
+    lim = kernel.device_limits()
+    assert lim is kernel.device_limits(cuda.get_device_id())
+    assert lim.sm_count == cuda.Device().multiprocessor_count > 0
+    assert lim.shared_per_block == 48 * 1024
+    assert lim.shared_per_block_optin >= lim.shared_per_block
+    assert lim.warp_size == 32 and lim.arch == cuda.Device().arch
 
 
 def test_function_opts_into_large_shared_memory_once(monkeypatch):
@@ -943,12 +1046,17 @@ def test_function_opts_into_large_shared_memory_once(monkeypatch):
     monkeypatch.setattr(M, "launch_args", lambda *a: launches.append(a[4]))
     monkeypatch.setattr(M.driver, "cuFuncSetAttribute", lambda h, attr, n: set_calls.append(n))
     monkeypatch.setattr(M, "check", lambda r, name: None)
+    monkeypatch.setattr(M, "device_limits",
+                        lambda dev: type("L", (), {"shared_per_block_optin": 227 * 1024}))
     f = M.Function.__new__(M.Function)
     f._handle, f.ptr, f.device_id, f.name = object(), 1, 0, "k"
     f._smem_allowed = 48 * 1024 - 1
     for nbytes in (0, 1024, 48 * 1024 - 1, 48 * 1024, 60000, 60000, 50000, 70000, 70000):
         f((1,), (32,), (), nbytes)
     assert launches == [0, 1024, 48 * 1024 - 1, 48 * 1024, 60000, 60000, 50000, 70000, 70000]
+    assert set_calls == [48 * 1024, 60000, 70000]
+    with pytest.raises(ValueError, match="exceeds the device's 232448 bytes per block"):
+        f((1,), (32,), (), 227 * 1024 + 1)
     assert set_calls == [48 * 1024, 60000, 70000]
 
 
@@ -1010,6 +1118,18 @@ def test_launch_parameter_layout():
         packed_args((1,) * 129)
     with pytest.raises(ValueError, match="parameter space"):
         packed_args((b"x" * 32761, 1))
+    # the driver's limit is 32,764 bytes: the last word that fits ends there
+    buf, offsets = packed_args((b"x" * 32752, 7))
+    assert offsets == [0, 32752] and len(buf) == 32760
+    with pytest.raises(ValueError, match="32764-byte parameter space"):
+        packed_args((b"x" * 32757, 7))
+    with pytest.raises(ValueError, match="32764-byte parameter space"):
+        packed_args((b"x" * 32764, np.int8(1)))
+    assert len(packed_args((b"x" * 32760, np.int32(1)))[0]) == 32764
+    # a device pointer after a blob near the end is checked too (it was
+    # written past the buffer before)
+    with pytest.raises(ValueError, match="32764-byte parameter space"):
+        packed_args((b"x" * 32761, Dev()))
 
 
 # ======================================================================

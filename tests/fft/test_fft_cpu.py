@@ -436,9 +436,9 @@ def test_plan_cache_byte_bound(fake_cufft):
 
 
 def test_plan_key_includes_stream_and_device(monkeypatch):
-    from gpuscipy_core._cuda import _stream
+    from gpuscipy_core import cuda
     k0 = _plan.make_key((8,), "C2C", False, 1)
-    monkeypatch.setattr(_stream, "get_current_stream_ptr", lambda: 1234)
+    monkeypatch.setattr(cuda, "get_current_stream_ptr", lambda: 1234)
     k1 = _plan.make_key((8,), "C2C", False, 1)
     assert k0 != k1 and k1.stream == 1234 and k0.device == k1.device
 

@@ -25,7 +25,8 @@ HEADERS = {"cublas": "cublas_v2.h", "cusolver": "cusolverDn.h", "cufft": "cufftX
 
 
 def _include_dirs():
-    dirs = [d for d in os.environ.get("GPUSCIPY_VENDOR_INCLUDE", "").split(os.pathsep) if d]
+    from gpuscipy_core import config
+    dirs = config.path_list("GPUSCIPY_VENDOR_INCLUDE")
     try:
         from cuda import pathfinder
         for name in ("cudart", "cublas", "cusolver", "cufft", "cusparse", "curand"):
@@ -44,9 +45,7 @@ def _include_dirs():
                 dirs.append(os.path.join(root, sub, "include"))
     except ImportError:
         pass
-    for home in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
-        if home:
-            dirs.append(os.path.join(home, "include"))
+    dirs += [os.path.join(home, "include") for home in config.cuda_roots()]
     return [d for d in dict.fromkeys(dirs) if os.path.isdir(d)]
 
 

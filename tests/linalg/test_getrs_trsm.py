@@ -25,8 +25,8 @@ def _well(n, dtype, rng):
 
 
 def test_threshold_is_inside_the_permutation_kernel():
-    from gpuscipy.linalg import _solve_dense, _trsv
-    assert 1 < _solve_dense.TRSM_MIN_N <= _trsv.MAX_N
+    from gpuscipy.linalg import _solve_dense, _lu_perm
+    assert 1 < _solve_dense.TRSM_MIN_N <= _lu_perm.MAX_N
 
 
 @gpu

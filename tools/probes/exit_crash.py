@@ -24,7 +24,7 @@ CASES = {
     "tridiag": "t = np.diag(rng.standard_normal(1000) + 4) + np.diag(rng.standard_normal(999), 1) + np.diag(rng.standard_normal(999), -1); L.solve(gp.asarray(t), gp.asarray(rng.standard_normal((1000, 256))), assume_a='tridiagonal')",
     "batched": "L.solve(gp.asarray(rng.standard_normal((100, 8, 8))), gp.asarray(rng.standard_normal((100, 8))))",
     "trsv_kernel": "import os; os.environ['GPUSCIPY_GETRS'] = 'kernel'; L.solve(a, b)",
-    "trsv_getrs": "from gpuscipy.linalg import _solve_dense as SD, _trsv\nlu = gp.empty((n, n), np.float64, order='F'); lu[...] = a; ipiv, _ = SD.getrf(lu); perm = _trsv.lu_perm(ipiv)\nbb = gp.asarray(np.asfortranarray(rng.standard_normal((n, 3)))); _trsv.getrs(lu, perm, bb, 0)",
+    "lu_perm": "from gpuscipy.linalg import _solve_dense as SD, _lu_perm\nlu = gp.empty((n, n), np.float64, order='F'); lu[...] = a; ipiv, _ = SD.getrf(lu); perm = _lu_perm.lu_perm(ipiv)",
     "solve+cupy": "import cupy as cp; L.solve(a, b); cp.linalg.solve(cp.asarray(a.get()), cp.asarray(b.get()))",
     "cupy_first": "import cupy as cp; cp.linalg.solve(cp.asarray(a.get()), cp.asarray(b.get())); L.solve(a, b)",
     "finite_a": "from gpuscipy.linalg._misc import check_finite_array as c; c(a)",

@@ -203,7 +203,7 @@ def _order_statistic_index(n: int) -> int:
     return int(QUANTILE * (n - 1))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)
 def _heart_rate_kernel(xp):
     """``hr = c / (later - earlier)`` (beats per minute) as one kernel."""
     return xp.ElementwiseKernel("int64 later, int64 earlier, float64 c",
