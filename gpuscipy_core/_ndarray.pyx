@@ -366,7 +366,11 @@ cdef class ndarray:
         if arr.shape != self._shape:
             raise ValueError(f"shape mismatch: host array {arr.shape} vs "
                              f"device array {self._shape}")
-        from_host_into(self, arr, stream)
+        if self.flags.c_contiguous or self.flags.f_contiguous:
+            from_host_into(self, arr, stream)
+        else:   # a strided view: copy in contiguously, then assign on the device
+            self[...] = _routine("_creation", "_from_host")(
+                numpy.ascontiguousarray(arr, dtype=self.dtype))
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(

@@ -101,17 +101,17 @@ def _is_pinned(arr):
 
 
 def from_host_into(a, arr, stream=None):
-    """Copy NumPy array ``arr`` (same shape) into device array ``a``."""
+    """Copy NumPy array ``arr`` (same shape) into the C- or F-contiguous
+    device array ``a`` (``ndarray.set`` takes the strided case itself: a
+    copy in, then an elementwise assignment)."""
     ensure_context(a._device_id)
-    if a.flags.c_contiguous or a.flags.f_contiguous:
-        order = "C" if a.flags.c_contiguous else "F"
-        src = numpy.asarray(arr, dtype=a.dtype, order=order)
-        if not (src.flags.c_contiguous if order == "C" else src.flags.f_contiguous):
-            src = src.copy(order=order)
-        _copy_in(a.ptr, src, stream)
-        return
-    from .._routines._creation import _from_host
-    a[...] = _from_host(numpy.ascontiguousarray(arr, dtype=a.dtype))
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        raise ValueError("from_host_into: the device array must be contiguous")
+    order = "C" if a.flags.c_contiguous else "F"
+    src = numpy.asarray(arr, dtype=a.dtype, order=order)
+    if not (src.flags.c_contiguous if order == "C" else src.flags.f_contiguous):
+        src = src.copy(order=order)
+    _copy_in(a.ptr, src, stream)
 
 
 def _copy_in(dptr, src, stream):
