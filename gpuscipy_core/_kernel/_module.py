@@ -157,13 +157,13 @@ def get_function(source, name, options=(), name_expressions=None):
     source : str
         CUDA C++ source (``#include <gpuscipy/...>`` finds the core's headers).
     name : str
-        An ``extern "C"`` kernel, or a C++ name expression such as
-        ``"gs::scale<float, 4>"`` (a template instantiation).
+        An ``extern "C"`` kernel, or a C++ name expression (it holds ``<``
+        or ``::``) such as ``"gs::scale<float, 4>"`` (a template instance).
     options : tuple of str
         NVRTC options.
     name_expressions : sequence of str, optional
         Every name expression the module is compiled with (default: ``name``
-        when it is not a plain identifier); one module serves them all.
+        when it is one); one module serves them all.
 
     Returns
     -------
@@ -176,15 +176,21 @@ def get_function(source, name, options=(), name_expressions=None):
     if f is not None:
         _functions.move_to_end(key)
         return f
-    mod = load_module(source, tuple(options), name if name.isidentifier() else "module",
+    mod = load_module(source, tuple(options), "module" if _is_expression(name) else name,
                       exprs)
     return _put(_functions, key, Function(mod, name, dev), MAX_FUNCTIONS)
+
+
+def _is_expression(name):
+    """A C++ name expression (a template instance or a qualified name), as
+    opposed to an ``extern "C"`` symbol."""
+    return "<" in name or "::" in name
 
 
 def _expressions(name, name_expressions):
     if name_expressions is not None:
         exprs = tuple(name_expressions)
-        if not name.isidentifier() and name not in exprs:
+        if _is_expression(name) and name not in exprs:
             raise ValueError(f"{name!r} is not one of name_expressions")
         return exprs
-    return () if name.isidentifier() else (name,)
+    return (name,) if _is_expression(name) else ()
