@@ -602,12 +602,17 @@ class RawModule:
         self.options = tuple(options)
         self.name_expressions = (None if name_expressions is None
                                  else tuple(str(e) for e in name_expressions))
+        self._files = {}    # device -> Module of ``path`` (read once per device)
 
     def _module(self):
         if self.code is not None:
             return load_module(self.code, self.options, "module",
                                self.name_expressions or ())
-        return load_file(self.path)
+        dev = get_device_id()
+        m = self._files.get(dev)
+        if m is None:
+            m = self._files[dev] = load_file(self.path)
+        return m
 
     def compile(self):
         """Compile and load now (otherwise the first ``get_function`` does)."""
@@ -624,4 +629,4 @@ class RawModule:
         """
         if self.code is not None:
             return get_function(self.code, name, self.options, self.name_expressions or ())
-        return Function(load_file(self.path), name, get_device_id())
+        return Function(self._module(), name, get_device_id())
