@@ -9,7 +9,9 @@ import os
 
 import pytest
 
-ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gpuscipy")
+import gpuscipy
+
+ROOT = os.path.dirname(os.path.abspath(gpuscipy.__file__))   # checkout or installed
 
 
 def _imports():
