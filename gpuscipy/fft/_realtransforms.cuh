@@ -33,7 +33,7 @@
 // 32(4), 1984 (type 4 through a half-length complex FFT).
 #pragma once
 
-namespace gsfft {
+namespace gs_fft_r2r {
 
 template <class T> struct alignas(2 * sizeof(T)) cx { T re, im; };
 
@@ -389,4 +389,4 @@ __device__ void dst1_post(const T* __restrict__ Eraw, T* __restrict__ y, long lo
 #undef GSFFT_ROWS
 #undef GSFFT_ITEMS
 
-}  // namespace gsfft
+}  // namespace gs_fft_r2r

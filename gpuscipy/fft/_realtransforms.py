@@ -145,7 +145,7 @@ def kernel_source(op, dtype, dst, unit):
             f'extern "C" __global__ void __launch_bounds__(256)\n'
             f"{name}(const {T}* src, {T}* dst, long long N, long long inner,\n"
             f"       long long B, {T} scale, {T} e_pre, {T} e_post) {{\n"
-            f"  gsfft::{op}<{T}, {'true' if dst else 'false'}, "
+            f"  gs_fft_r2r::{op}<{T}, {'true' if dst else 'false'}, "
             f"{'true' if unit else 'false'}>(src, dst, N, inner, B, scale, e_pre, "
             f"e_post);\n}}\n")
 

@@ -26,7 +26,7 @@
 #pragma once
 #include <gpuscipy/types.cuh>
 
-namespace gs_batched {
+namespace gs_linalg_batched {
 
 #define GS_FULL_MASK 0xffffffffu
 
@@ -467,7 +467,7 @@ lu_rcond_v2(const T* f, const int* lane_of, int lane, int pos,
   return (R(1) / est) / anorm;
 }
 
-}  // namespace gs_batched
+}  // namespace gs_linalg_batched
 
 // ---------------------------------------------------------------------------
 // LU kernel. Flags (template): SOLVE (b given), INV (identity right-hand
@@ -484,8 +484,8 @@ __device__ __forceinline__ void batched_lu_body(
     const T* __restrict__ a, long long a_bs, const T* __restrict__ b, long long b_bs,
     int nrhs, T* __restrict__ x, T* __restrict__ lu, int* __restrict__ ipiv,
     T* __restrict__ det, int* __restrict__ info,
-    typename gs_batched::scalar_traits<T>::real* __restrict__ rcond, long long batch) {
-  using namespace gs_batched;
+    typename gs_linalg_batched::scalar_traits<T>::real* __restrict__ rcond, long long batch) {
+  using namespace gs_linalg_batched;
   typedef scalar_traits<T> S;
   typedef typename S::real R;
   extern __shared__ __align__(16) unsigned char gs_smem[];
@@ -565,8 +565,8 @@ __device__ __forceinline__ void batched_lu_body_v2(
     const T* __restrict__ a, long long a_bs, const T* __restrict__ b, long long b_bs,
     int nrhs, T* __restrict__ x, T* __restrict__ lu, int* __restrict__ ipiv,
     T* __restrict__ det, int* __restrict__ info,
-    typename gs_batched::scalar_traits<T>::real* __restrict__ rcond, long long batch) {
-  using namespace gs_batched;
+    typename gs_linalg_batched::scalar_traits<T>::real* __restrict__ rcond, long long batch) {
+  using namespace gs_linalg_batched;
   typedef scalar_traits<T> S;
   typedef typename S::real R;
   extern __shared__ __align__(16) unsigned char gs_smem[];
@@ -650,7 +650,7 @@ template <class T, int N, int WARPS, bool UPPER, bool WANT_FACTOR, bool SOLVE>
 __device__ __forceinline__ void batched_cholesky_body(
     const T* __restrict__ a, long long a_bs, const T* __restrict__ b, long long b_bs,
     int nrhs, T* __restrict__ x, T* __restrict__ c, int* __restrict__ info, long long batch) {
-  using namespace gs_batched;
+  using namespace gs_linalg_batched;
   typedef scalar_traits<T> S;
   typedef typename S::real R;
   extern __shared__ __align__(16) unsigned char gs_smem[];

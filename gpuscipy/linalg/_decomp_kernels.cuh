@@ -22,7 +22,7 @@
 #pragma once
 #include <gpuscipy/types.cuh>
 
-namespace gsl {
+namespace gs_linalg_decomp {
 
 template <class T> struct real_of { typedef T type; };
 template <class T> struct real_of<gs::complex<T>> { typedef T type; };
@@ -286,4 +286,4 @@ __device__ void eig_pairs(const R* vr, const R* wi, gs::complex<R>* out, long lo
   }
 }
 
-}  // namespace gsl
+}  // namespace gs_linalg_decomp

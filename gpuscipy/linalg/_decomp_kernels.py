@@ -43,12 +43,12 @@ DTYPES = ("float32", "float64", "complex64", "complex128")
 KERNELS = {
     "qrcp_start": ("{T}* A, long long lda, long long m, long long n, {R}* vn, "
                    "long long* perm, {T}* tau, unsigned int* counter",
-                   "gsl::qrcp_start<{T}>(A, lda, m, n, vn, perm, tau, counter);"),
+                   "gs_linalg_decomp::qrcp_start<{T}>(A, lda, m, n, vn, perm, tau, counter);"),
     "qrcp_step": ("{T}* A, long long lda, long long m, long long n, long long j, "
                   "long long k, {R}* vn, long long* perm, {T}* tau, unsigned int* counter",
-                  "gsl::qrcp_step<{T}>(A, lda, m, n, j, k, vn, perm, tau, counter);"),
+                  "gs_linalg_decomp::qrcp_step<{T}>(A, lda, m, n, j, k, vn, perm, tau, counter);"),
     "eig_pairs": ("const {R}* vr, const {R}* wi, gs::complex<{R}>* out, long long n",
-                  "gsl::eig_pairs<{R}>(vr, wi, out, n);"),
+                  "gs_linalg_decomp::eig_pairs<{R}>(vr, wi, out, n);"),
 }
 
 

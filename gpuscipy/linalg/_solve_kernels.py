@@ -48,7 +48,7 @@ _COLABS_ROWS = 64
 
 _PRELUDE = r"""
 #include <gpuscipy/types.cuh>
-namespace gs_solve {
+namespace gs_linalg_solve {
 __device__ __forceinline__ float absval(float x) { return fabsf(x); }
 __device__ __forceinline__ double absval(double x) { return fabs(x); }
 template <class R> __device__ __forceinline__ R absval(gs::complex<R> z) { return gs::abs(z); }
@@ -172,7 +172,7 @@ extern "C" __global__ void __launch_bounds__(256)
   const long long i0 = (long long)blockIdx.y * {_COLABS_ROWS};
   const long long i1 = i0 + {_COLABS_ROWS} < n ? i0 + {_COLABS_ROWS} : n;
   {R} acc = {R}(0);
-  for (long long i = i0; i < i1; ++i) acc += gs_solve::absval({idx});
+  for (long long i = i0; i < i1; ++i) acc += gs_linalg_solve::absval({idx});
   atomicAdd(out + j, acc);
 }}
 """
@@ -232,7 +232,7 @@ extern "C" __global__ void __launch_bounds__(128)
   }}
   for (long long i = 0; i < n - 1; ++i) {{
     const T sub = dl[i];
-    const R ap = gs_solve::absval(u0[i]), as = gs_solve::absval(sub);
+    const R ap = gs_linalg_solve::absval(u0[i]), as = gs_linalg_solve::absval(sub);
     if (ap >= as) {{   // no interchange (?gttrf's test)
       const T f = ap != R(0) ? sub / u0[i] : T(0);
       l[i] = f;
@@ -254,7 +254,7 @@ extern "C" __global__ void __launch_bounds__(128)
   }}
   int bad = 0;
   for (long long i = 0; i < n; ++i)
-    if (gs_solve::absval(u0[i]) == R(0)) {{ bad = (int)i + 1; break; }}
+    if (gs_linalg_solve::absval(u0[i]) == R(0)) {{ bad = (int)i + 1; break; }}
   if (c == 0) info[s] = bad;
   if (bad) return;
   const T* bs = b + s * b_bs;
@@ -264,7 +264,7 @@ extern "C" __global__ void __launch_bounds__(128)
     // L^-1 P b
     for (long long i = 0; i < n - 1; ++i) {{
       T bi = xs[i * nrhs + c], bn = xs[(i + 1) * nrhs + c];
-      if (gs_solve::absval(sw[i]) != R(0)) {{ const T tmp = bi; bi = bn; bn = tmp; }}
+      if (gs_linalg_solve::absval(sw[i]) != R(0)) {{ const T tmp = bi; bi = bn; bn = tmp; }}
       xs[i * nrhs + c] = bi;
       xs[(i + 1) * nrhs + c] = bn - l[i] * bi;
     }}
@@ -286,7 +286,7 @@ extern "C" __global__ void __launch_bounds__(128)
     for (long long i = n - 2; i >= 0; --i) {{
       T bi = xs[i * nrhs + c] - {conj}(l[i]) * xs[(i + 1) * nrhs + c];
       T bn = xs[(i + 1) * nrhs + c];
-      if (gs_solve::absval(sw[i]) != R(0)) {{ const T tmp = bi; bi = bn; bn = tmp; }}
+      if (gs_linalg_solve::absval(sw[i]) != R(0)) {{ const T tmp = bi; bi = bn; bn = tmp; }}
       xs[i * nrhs + c] = bi;
       xs[(i + 1) * nrhs + c] = bn;
     }}

@@ -37,7 +37,7 @@
 
 #define GSCONV_MAXDIM 8
 
-namespace gsconv {
+namespace gs_signal_conv {
 
 enum { EXT_FILL = 0, EXT_WRAP = 1, EXT_SYMM = 2, EXT_MIRROR = 3, EXT_NEAREST = 4 };
 
@@ -357,4 +357,4 @@ __device__ void nd(const X* __restrict__ x, const A* __restrict__ w, O* __restri
   }
 }
 
-}  // namespace gsconv
+}  // namespace gs_signal_conv

@@ -106,7 +106,7 @@ def kernel_wrapper(kind, x, acc, out, conj):
                 f"{name}(const {X}* x, long long L, long long sx_row, long long sx,\n"
                 f"    const {A}* w, long long K, {O}* out, long long Lout, long long s,\n"
                 f"    long long nrows, {A} fill, int ext) {{\n"
-                f"  gsconv::rows<{X}, {A}, {O}, {r}, {block}, {kc}, {c}>(\n"
+                f"  gs_signal_conv::rows<{X}, {A}, {O}, {r}, {block}, {kc}, {c}>(\n"
                 f"      x, L, sx_row, sx, w, K, out, Lout, s, nrows, fill, ext);\n}}\n")
     if kind == "cols":
         r, kc = cols_params(acc)
@@ -115,7 +115,7 @@ def kernel_wrapper(kind, x, acc, out, conj):
                 f"    long long si, const {A}* w, long long K, {O}* out, long long Lout,\n"
                 f"    long long s, long long outer, long long inner, {A} fill,\n"
                 f"    int ext) {{\n"
-                f"  gsconv::cols<{X}, {A}, {O}, {r}, {kc}, {c}>(\n"
+                f"  gs_signal_conv::cols<{X}, {A}, {O}, {r}, {kc}, {c}>(\n"
                 f"      x, L, sb, sl, si, w, K, out, Lout, s, outer, inner, fill,\n"
                 f"      ext);\n}}\n")
     if kind == "tile2":
@@ -125,13 +125,13 @@ def kernel_wrapper(kind, x, acc, out, conj):
                 f"    long long sxh, long long sxw, const {A}* w, long long KH,\n"
                 f"    long long KW, {O}* out, long long Ho, long long Wo, long long sh,\n"
                 f"    long long sw, long long B, {A} fill, int ext) {{\n"
-                f"  gsconv::tile2<{X}, {A}, {O}, {ry}, {kch}, {kcw}, {c}>(\n"
+                f"  gs_signal_conv::tile2<{X}, {A}, {O}, {ry}, {kch}, {kcw}, {c}>(\n"
                 f"      x, H, W, sb, sxh, sxw, w, KH, KW, out, Ho, Wo, sh, sw, B, fill,\n"
                 f"      ext);\n}}\n")
     return (f'extern "C" __global__ void __launch_bounds__(256)\n'
             f"{name}(const {X}* x, const {A}* w, {O}* out, long long total,\n"
-            f"    long long wsize, gsconv::NdParams p) {{\n"
-            f"  gsconv::nd<{X}, {A}, {O}, {c}>(x, w, out, total, wsize, p);\n}}\n")
+            f"    long long wsize, gs_signal_conv::NdParams p) {{\n"
+            f"  gs_signal_conv::nd<{X}, {A}, {O}, {c}>(x, w, out, total, wsize, p);\n}}\n")
 
 
 @functools.lru_cache(maxsize=512)
@@ -380,7 +380,7 @@ def _run_tile2(xp, sig, w, out, sh, sw, conj, ext, fill):
 
 
 def nd_params(xshape, xstrides, wshape, oshape, starts):
-    """The ``gsconv::NdParams`` struct as bytes (ndim <= MAXDIM)."""
+    """The ``gs_signal_conv::NdParams`` struct as bytes (ndim <= MAXDIM)."""
     n = len(xshape)
     if n > MAXDIM:
         raise ValueError(f"direct convolution supports at most {MAXDIM} axes of "

@@ -19,7 +19,7 @@
 
 #include "gpuscipy/types.cuh"
 
-namespace gsfftconv {
+namespace gs_signal_fftconv {
 
 // q = t * inner + i: the position t along the transformed axis and the
 // inner index i of flat index q (inner == 1 known at compile time: INNER1)
@@ -98,4 +98,4 @@ __device__ void analytic(const C* __restrict__ X, C* __restrict__ Z, long long N
   }
 }
 
-}  // namespace gsfftconv
+}  // namespace gs_signal_fftconv

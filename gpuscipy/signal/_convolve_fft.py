@@ -54,20 +54,20 @@ def kernel_source(op, dtype, inner1):
         body = (f"{name}(const {C}* x, long long L, long long so, long long sl,\n"
                 f"    long long si, {C}* p, long long nb, long long N, long long S,\n"
                 f"    long long inner, long long nrows) {{\n"
-                f"  gsfftconv::pack<{C}, {i1}>(x, L, so, sl, si, p, nb, N, S, inner,\n"
+                f"  gs_signal_fftconv::pack<{C}, {i1}>(x, L, so, sl, si, p, nb, N, S, inner,\n"
                 f"      nrows);\n}}\n")
     elif op == "ola":
         body = (f"{name}(const {C}* y, long long nb, long long N, long long S,\n"
                 f"    long long inner, {C}* out, long long Lout, long long start,\n"
                 f"    long long outer) {{\n"
-                f"  gsfftconv::ola<{C}, {i1}>(y, nb, N, S, inner, out, Lout, start,\n"
+                f"  gs_signal_fftconv::ola<{C}, {i1}>(y, nb, N, S, inner, out, Lout, start,\n"
                 f"      outer);\n}}\n")
     elif op == "analytic":
         if dt.kind != "c":
             raise ValueError("analytic needs a complex dtype")
         body = (f"{name}(const {C}* X, {C}* Z, long long N, long long inner,\n"
                 f"    long long outer) {{\n"
-                f"  gsfftconv::analytic<{C}, {i1}>(X, Z, N, inner, outer);\n}}\n")
+                f"  gs_signal_fftconv::analytic<{C}, {i1}>(X, Z, N, inner, outer);\n}}\n")
     else:
         raise ValueError(f"unknown kernel {op!r}")
     return (_header() + '\nextern "C" __global__ void __launch_bounds__(256)\n' + body,

@@ -35,7 +35,7 @@
 
 #define GSMED_MAXDIM 8
 
-namespace gsmed {
+namespace gs_signal_medfilt {
 
 // ---- keys ------------------------------------------------------------------
 template <class T> struct Key;
@@ -551,4 +551,4 @@ __device__ void select_window(const T* __restrict__ x, T* __restrict__ out,
   }
 }
 
-}  // namespace gsmed
+}  // namespace gs_signal_medfilt

@@ -89,29 +89,30 @@ def kernel_source(kind, dtype, kp=0):
             raise ValueError(f"network size must be one of {_buckets(dt)}")
         name = f"gsmed_net{kp}_{tag}"
         body = (f"{name}(const {T}* x, {T}* out, long long total, long long ksz,\n"
-                f"    long long rank, gsmed::Params3 p) {{\n"
-                f"  gsmed::median_net<{T}, {kp}>(x, out, total, ksz, rank, p);\n}}\n")
+                f"    long long rank, gs_signal_medfilt::Params3 p) {{\n"
+                f"  gs_signal_medfilt::median_net<{T}, {kp}>(x, out, total, ksz, rank, p);\n}}\n")
     elif kind == "small":
         if kp not in SMALL:
             raise ValueError(f"small-rank size must be one of {SMALL}")
         name = f"gsmed_small{kp}_{tag}"
         body = (f"{name}(const {T}* x, {T}* out, long long total, long long ksz,\n"
-                f"    long long rank, long long flip, gsmed::Params3 p) {{\n"
-                f"  gsmed::select_small<{T}, {kp}>(x, out, total, ksz, rank, flip, p);\n}}\n")
+                f"    long long rank, long long flip, gs_signal_medfilt::Params3 p) {{\n"
+                f"  gs_signal_medfilt::select_small<{T}, {kp}>(x, out, total, ksz, rank, flip,\n"
+                f"                                           p);\n}}\n")
     elif kind == "sel3" and kp:
         rings = dict(_rings(dt))
         if kp not in rings:
             raise ValueError(f"ring size must be one of {tuple(rings)}")
         block = rings[kp]
         name = f"gsmed_ring{kp}_{tag}"
-        body = (f"{name}(const {T}* x, {T}* out, gsmed::SelParams p) {{\n"
-                f"  gsmed::select_ring<{T}, {kp}, {block}>(x, out, p);\n}}\n")
+        body = (f"{name}(const {T}* x, {T}* out, gs_signal_medfilt::SelParams p) {{\n"
+                f"  gs_signal_medfilt::select_ring<{T}, {kp}, {block}>(x, out, p);\n}}\n")
     elif kind in ("sel3", "sel") and kp == 0:
         nd = 3 if kind == "sel3" else MAXDIM
         name = f"gsmed_{kind}_{tag}"
         body = (f"{name}(const {T}* x, {T}* out, const long long* off,\n"
-                f"    const int* coord, gsmed::SelParams p) {{\n"
-                f"  gsmed::select_window<{T}, {nd}>(x, out, off, coord, p);\n}}\n")
+                f"    const int* coord, gs_signal_medfilt::SelParams p) {{\n"
+                f"  gs_signal_medfilt::select_window<{T}, {nd}>(x, out, off, coord, p);\n}}\n")
     else:
         raise ValueError(f"unknown kernel {kind!r} (bucket {kp})")
     return (_header() + f'\nextern "C" __global__ void __launch_bounds__({block})\n' + body,
@@ -213,7 +214,7 @@ def run_length(shape, axis):
 
 
 def sel_params(shape, strides, wshape, axis, run, k, rank, init=0):
-    """Bytes of ``gsmed::SelParams``."""
+    """Bytes of ``gs_signal_medfilt::SelParams``."""
     nd = len(shape)
     arr = numpy.zeros(1 + 5 * MAXDIM + 6, numpy.int64)
     ost = [0] * nd

@@ -14,7 +14,7 @@
 
 #include "gpuscipy/types.cuh"
 
-namespace gssavgol {
+namespace gs_signal_savgol {
 
 template <class X>
 __device__ void edges(const X* __restrict__ x, long long n, long long sb, long long sl,
@@ -34,4 +34,4 @@ __device__ void edges(const X* __restrict__ x, long long n, long long sb, long l
   }
 }
 
-}  // namespace gssavgol
+}  // namespace gs_signal_savgol

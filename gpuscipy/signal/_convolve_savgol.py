@@ -42,7 +42,7 @@ def kernel_source(dtype):
             f"{name}(const {X}* x, long long n, long long sb, long long sl,\n"
             f"    long long si, const double* E, long long wl, long long h, {X}* out,\n"
             f"    long long outer, long long inner) {{\n"
-            f"  gssavgol::edges<{X}>(x, n, sb, sl, si, E, wl, h, out, outer, inner);\n}}\n",
+            f"  gs_signal_savgol::edges<{X}>(x, n, sb, sl, si, E, wl, h, out, outer, inner);\n}}\n",
             name)
 
 

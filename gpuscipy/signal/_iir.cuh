@@ -25,17 +25,17 @@
 // which are scanned in double-double (see below) for every input type.
 //
 // Kernels:
-//   gsiir::fused   one block per channel does 1-3: each thread one chunk,
+//   gs_signal_iir::fused   one block per channel does 1-3: each thread one chunk,
 //                  the scan across the block's threads in shared memory
 //                  (Brent-Kung with the matrices Phi^(2^i)).
-//   gsiir::states  step 1 for all (channel, chunk) pairs: e into a workspace.
-//   gsiir::carry   step 2, one block per channel: each thread folds m
+//   gs_signal_iir::states  step 1 for all (channel, chunk) pairs: e into a workspace.
+//   gs_signal_iir::carry   step 2, one block per channel: each thread folds m
 //                  consecutive e's (Horner with Phi), Brent-Kung over the
 //                  threads (matrices Phi^(m 2^i)), then writes every chunk's
 //                  incoming state over its e.
-//   gsiir::apply   step 3 (with G = 1 chunk per channel it is the plain
+//   gs_signal_iir::apply   step 3 (with G = 1 chunk per channel it is the plain
 //                  serial filter, one thread per channel).
-//   gsiir::fir     lfilter with a = [a0]: a direct convolution.
+//   gs_signal_iir::fir     lfilter with a = [a0]: a direct convolution.
 //
 // The matrices are built on the device from the coefficients: column j of A
 // is one zero-input step from the unit state e_j, and A^L, Phi^m, ... come
@@ -60,17 +60,17 @@
 #pragma once
 #include <gpuscipy/types.cuh>
 
-namespace gsiir {
+namespace gs_signal_iir {
 
 // Phase timing for probes (tools/probes/iir_probe.py compiles with
 // -DGSIIR_PROFILE and reads gsiir_prof back): thread 0 of block 0 stamps
 // the global timer (ns) after a block barrier.  Off by default: no code.
 #ifdef GSIIR_PROFILE
-}  // namespace gsiir
+}  // namespace gs_signal_iir
 extern "C" {
 __device__ unsigned long long gsiir_prof[8];
 }
-namespace gsiir {
+namespace gs_signal_iir {
 #define GSIIR_STAMP(i)                                                        \
   do {                                                                        \
     __syncthreads();                                                          \
@@ -902,4 +902,4 @@ GS_DEV void fir(const T* __restrict__ taps, int N, const Tin* __restrict__ x, li
     zf[c * N + (t - n)] = s;
 }
 
-}  // namespace gsiir
+}  // namespace gs_signal_iir

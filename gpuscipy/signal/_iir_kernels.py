@@ -116,7 +116,7 @@ def carry_bytes(dtype):
 
 
 def _carry_ctype(dtype):
-    return "gsiir::cdd" if numpy.dtype(dtype).kind == "c" else "gsiir::dd"
+    return "gs_signal_iir::cdd" if numpy.dtype(dtype).kind == "c" else "gs_signal_iir::dd"
 
 
 FUSED_NTS = (64, 128, 256)
@@ -173,8 +173,8 @@ def _header():
 
 
 def _filter_type(kind, order, c_type):
-    return (f"gsiir::ba_filter<{c_type}, {order}>" if kind == "ba"
-            else f"gsiir::sos_filter<{c_type}, {order}>")
+    return (f"gs_signal_iir::ba_filter<{c_type}, {order}>" if kind == "ba"
+            else f"gs_signal_iir::sos_filter<{c_type}, {order}>")
 
 
 def kernel_name(role, kind, order, tin, t, staged=False, fir_smem=True, nt=None):
@@ -195,11 +195,11 @@ _STATE = ("long long {0}in, long long {0}so, long long {0}si, long long {0}jg, "
 
 
 def _line(p):
-    return f"gsiir::line_map{{{p}in, {p}so, {p}si, {p}st}}"
+    return f"gs_signal_iir::line_map{{{p}in, {p}so, {p}si, {p}st}}"
 
 
 def _state(p):
-    return f"gsiir::state_map{{{p}in, {p}so, {p}si, {p}jg, {p}sjo, {p}sji}}"
+    return f"gs_signal_iir::state_map{{{p}in, {p}so, {p}si, {p}jg, {p}sjo, {p}sji}}"
 
 
 @functools.lru_cache(maxsize=512)
@@ -237,7 +237,7 @@ def kernel_source(role, kind, order, tin, t, staged=False, fir_smem=True, nt=Non
        {T}* y, {_LINE.format('y')}, const {T}* zi, {_STATE.format('z')},
        {T}* zf, long long n, long long nout, long long tiles)
 {{
-  gsiir::fir<{TIN}, {T}, {'true' if fir_smem else 'false'}>(taps, N, x, {_line('x')},
+  gs_signal_iir::fir<{TIN}, {T}, {'true' if fir_smem else 'false'}>(taps, N, x, {_line('x')},
       y, {_line('y')}, zi, {_state('z')}, zf, n, nout, tiles);
 }}
 """
@@ -247,14 +247,14 @@ def kernel_source(role, kind, order, tin, t, staged=False, fir_smem=True, nt=Non
     d = state_size(kind, order)
     F, FC = _filter_type(kind, order, T), _filter_type(kind, order, C)
     nc = _ncoef(kind, order)
-    P = f"const gsiir::coef_pack<{nc}> p"
+    P = f"const gs_signal_iir::coef_pack<{nc}> p"
     if role == "fused":
         k = int(math.log2(nt))
         body = f"""extern "C" __global__ void __launch_bounds__({nt})
 {name}({P}, const {TIN}* x, {_LINE.format('x')}, {T}* y, {_LINE.format('y')},
        const {T}* zi, {_STATE.format('z')}, {T}* zf, long long zfs, long long n, int L)
 {{
-  gsiir::fused<{F}, {FC}, {TIN}, {b}, {nt}, {k}>(p, x, {_line('x')}, y, {_line('y')},
+  gs_signal_iir::fused<{F}, {FC}, {TIN}, {b}, {nt}, {k}>(p, x, {_line('x')}, y, {_line('y')},
       zi, {_state('z')}, zf, zfs, n, L);
 }}
 """
@@ -265,7 +265,7 @@ def kernel_source(role, kind, order, tin, t, staged=False, fir_smem=True, nt=Non
        {C}* ws, const {T}* zi, {_STATE.format('z')}, {T}* zf, long long zfs,
        long long n, long long nch, long long G, int L)
 {{
-  gsiir::chunks<{F}, {TIN}, {b}, {apply}>(p, x, {_line('x')}, y, {_line('y')}, ws,
+  gs_signal_iir::chunks<{F}, {TIN}, {b}, {apply}>(p, x, {_line('x')}, y, {_line('y')}, ws,
       zi, {_state('z')}, zf, zfs, n, nch, G, L);
 }}
 """
@@ -277,7 +277,7 @@ def kernel_source(role, kind, order, tin, t, staged=False, fir_smem=True, nt=Non
        {_STATE.format('z')}, long long n, long long G, long long m, long long L,
        long long S, const {C}* seg_in, {C}* seg_out)
 {{
-  gsiir::carry<{F}, {FC}, {TIN}, {nt}, {k}>(p, x, {_line('x')}, ws, zi, {_state('z')}, n,
+  gs_signal_iir::carry<{F}, {FC}, {TIN}, {nt}, {k}>(p, x, {_line('x')}, ws, zi, {_state('z')}, n,
       G, m, L, S, seg_in, seg_out);
 }}
 """

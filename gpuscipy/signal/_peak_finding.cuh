@@ -36,7 +36,7 @@
 #include <gpuscipy/scan.cuh>
 #include <gpuscipy/ufuncs.cuh>
 
-namespace gspeaks {
+namespace gs_signal_peaks {
 
 constexpr int kThreads = 256;
 constexpr int kItems = 8;                    // samples per thread, maxima tiles
@@ -582,4 +582,4 @@ __device__ void relextrema(const T* __restrict__ x, bool* __restrict__ out, long
   }
 }
 
-}  // namespace gspeaks
+}  // namespace gs_signal_peaks

@@ -81,12 +81,12 @@ __all__ = ["find_peaks", "peak_prominences", "peak_widths", "argrelmin",
            "argrelmax", "argrelextrema"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-THREADS = 256                    # gspeaks::kThreads
-TILE = 256 * 8                   # gspeaks::kTile (samples per maxima tile)
+THREADS = 256                    # gs_signal_peaks::kThreads
+TILE = 256 * 8                   # gs_signal_peaks::kTile (samples per maxima tile)
 COMPACT_ITEMS = 16
 COMPACT_TILE = 256 * COMPACT_ITEMS
 PEAK_THREADS = 128               # one thread per peak
-MAX_ROWS = 16                    # gspeaks::kMaxRows
+MAX_ROWS = 16                    # gs_signal_peaks::kMaxRows
 _I8 = numpy.dtype(numpy.int64)
 _F8 = numpy.dtype(numpy.float64)
 _U1 = numpy.dtype(numpy.uint8)
@@ -96,7 +96,7 @@ _FLOAT_PROPERTIES = frozenset({"peak_heights", "left_thresholds", "right_thresho
                                "prominences", "widths", "width_heights", "left_ips",
                                "right_ips"})
 
-# comparator -> gspeaks::compare code
+# comparator -> gs_signal_peaks::compare code
 _COMPARATORS = {numpy.greater: 0, numpy.less: 1, numpy.greater_equal: 2,
                 numpy.less_equal: 3, numpy.equal: 4, numpy.not_equal: 5}
 for _k, _c in list(_COMPARATORS.items()):
@@ -112,40 +112,42 @@ def _header():
 _WRAPPERS = """
 #define GS_PEAKS_KERNEL extern "C" __global__ void __launch_bounds__(256)
 GS_PEAKS_KERNEL gs_peaks_count(const double* x, long long n, long long nrow,
-                               gspeaks::conds_t c, unsigned long long* total) {
-  gspeaks::count_peaks(x, n, nrow, c, total);
+                               gs_signal_peaks::conds_t c, unsigned long long* total) {
+  gs_signal_peaks::count_peaks(x, n, nrow, c, total);
 }
 GS_PEAKS_KERNEL gs_peaks_write(const double* x, long long n, long long nrow,
-                               gspeaks::conds_t c, long long ntiles, void* state, long long* out,
-                               long long cap, int r_height, int r_plateau, int r_threshold,
-                               int r_channel) {
-  gspeaks::write_peaks(x, n, nrow, c, ntiles, state, out, cap, r_height, r_plateau,
-                       r_threshold, r_channel);
+                               gs_signal_peaks::conds_t c, long long ntiles, void* state,
+                               long long* out, long long cap, int r_height, int r_plateau,
+                               int r_threshold, int r_channel) {
+  gs_signal_peaks::write_peaks(x, n, nrow, c, ntiles, state, out, cap, r_height, r_plateau,
+                               r_threshold, r_channel);
 }
 GS_PEAKS_KERNEL gs_peaks_compact(const unsigned char* flags, long long m, long long ntiles,
-                                 void* state, gspeaks::rows_t src, int nrows, long long* dst,
-                                 long long cap) {
-  gspeaks::rows_action act;
+                                 void* state, gs_signal_peaks::rows_t src, int nrows,
+                                 long long* dst, long long cap) {
+  gs_signal_peaks::rows_action act;
   act.src = src; act.nrows = nrows; act.dst = dst; act.cap = cap;
   gs::scan::compact<unsigned char, %(items)d, 1>(flags, m, ntiles, state, act);
 }
 GS_PEAKS_KERNEL gs_peaks_summaries(const double* x, long long n, int lg, long long ntiles,
                                    long long* sm) {
-  gspeaks::tile_summaries(x, n, lg, ntiles, sm);
+  gs_signal_peaks::tile_summaries(x, n, lg, ntiles, sm);
 }
 GS_PEAKS_KERNEL gs_peaks_prominences(const double* x, long long n, const long long* peaks,
-                                     long long m, long long wlen, gspeaks::tiles_t t,
+                                     long long m, long long wlen, gs_signal_peaks::tiles_t t,
                                      double* prom, long long* lb, long long* rb,
-                                     gspeaks::bound_t cond, unsigned char* keep,
+                                     gs_signal_peaks::bound_t cond, unsigned char* keep,
                                      unsigned long long* status) {
-  gspeaks::prominences(x, n, peaks, m, wlen, t, prom, lb, rb, cond, keep, status);
+  gs_signal_peaks::prominences(x, n, peaks, m, wlen, t, prom, lb, rb, cond, keep, status);
 }
 GS_PEAKS_KERNEL gs_peaks_widths(const double* x, long long n, const long long* peaks,
                                 long long m, double rel_height, const double* prom,
-                                const long long* lb, const long long* rb, gspeaks::tiles_t t,
-                                double* out, long long cap, gspeaks::bound_t cond,
-                                unsigned char* keep, unsigned long long* status) {
-  gspeaks::widths(x, n, peaks, m, rel_height, prom, lb, rb, t, out, cap, cond, keep, status);
+                                const long long* lb, const long long* rb,
+                                gs_signal_peaks::tiles_t t, double* out, long long cap,
+                                gs_signal_peaks::bound_t cond, unsigned char* keep,
+                                unsigned long long* status) {
+  gs_signal_peaks::widths(x, n, peaks, m, rel_height, prom, lb, rb, t, out, cap, cond, keep,
+                          status);
 }
 """
 
@@ -176,7 +178,7 @@ def relextrema_source(dtype):
            f'extern "C" __global__ void __launch_bounds__(256)\n'
            f"{name}(const {ctype(dt)}* x, bool* out, long long outer, long long n,\n"
            f"     long long inner, long long order, int cmp, int wrap) {{\n"
-           f"  gspeaks::relextrema(x, out, outer, n, inner, order, cmp, wrap);\n}}\n")
+           f"  gs_signal_peaks::relextrema(x, out, outer, n, inner, order, cmp, wrap);\n}}\n")
     return src, name
 
 
@@ -318,7 +320,7 @@ def _device_bound(b):
 
 
 def _pack_bound(b):
-    """Bytes of a ``gspeaks::bound_t``."""
+    """Bytes of a ``gs_signal_peaks::bound_t``."""
     def part(v):
         if v is None:
             return 0, 0.0, 0
@@ -487,7 +489,7 @@ def tile_log2(n):
 
 
 def _tiles(x):
-    """``gspeaks::tiles_t`` bytes (and the buffer that backs them)."""
+    """``gs_signal_peaks::tiles_t`` bytes (and the buffer that backs them)."""
     n = x.size
     lg = tile_log2(n)
     if lg is None:

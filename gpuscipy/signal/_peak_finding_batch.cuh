@@ -39,7 +39,7 @@
 //                  host turns the counts into the CSR offsets).
 #pragma once
 
-namespace gspeaks {
+namespace gs_signal_peaks {
 
 constexpr unsigned char kRemoved = 0, kKept = 1, kUndecided = 2, kRoot = 3;
 
@@ -266,7 +266,7 @@ __device__ void tile_summaries_warp(const double* __restrict__ x, long long n, i
   }
 }
 
-}  // namespace gspeaks
+}  // namespace gs_signal_peaks
 
 #define GS_BATCH_KERNEL extern "C" __global__ void __launch_bounds__(256)
 #define GS_BATCH_KERNEL_1024 extern "C" __global__ void __launch_bounds__(1024)
@@ -276,37 +276,37 @@ GS_BATCH_KERNEL_1024 gs_peaks_distance(const long long* pos, const double* h,
                                        int max_rounds, unsigned char* st, unsigned char* strict,
                                        long long* counts, unsigned char* flags,
                                        unsigned long long* status) {
-  gspeaks::select_by_distance(pos, h, offsets, m, d, max_rounds, st, strict, counts, flags,
-                              status);
+  gs_signal_peaks::select_by_distance(pos, h, offsets, m, d, max_rounds, st, strict, counts, flags,
+                                      status);
 }
 GS_BATCH_KERNEL gs_peaks_prominences_rows(const double* x, long long nrow, const long long* peaks,
                                           const long long* chan, long long m, long long wlen,
-                                          gspeaks::tiles_t t, const unsigned char* pre,
+                                          gs_signal_peaks::tiles_t t, const unsigned char* pre,
                                           double* prom, long long* lb, long long* rb,
-                                          gspeaks::bound_t cond, unsigned char* keep,
+                                          gs_signal_peaks::bound_t cond, unsigned char* keep,
                                           unsigned long long* status) {
-  gspeaks::prominences_rows(x, nrow, peaks, chan, m, wlen, t, pre, prom, lb, rb, cond, keep,
-                            status);
+  gs_signal_peaks::prominences_rows(x, nrow, peaks, chan, m, wlen, t, pre, prom, lb, rb, cond, keep,
+                                    status);
 }
 GS_BATCH_KERNEL gs_peaks_widths_rows(const double* x, long long nrow, const long long* peaks,
                                      const long long* chan, long long m, double rel_height,
                                      const double* prom, const long long* lb, const long long* rb,
-                                     gspeaks::tiles_t t, const unsigned char* pre, double* out,
-                                     long long cap, gspeaks::bound_t cond, unsigned char* keep,
-                                     unsigned long long* status) {
-  gspeaks::widths_rows(x, nrow, peaks, chan, m, rel_height, prom, lb, rb, t, pre, out, cap, cond,
-                       keep, status);
+                                     gs_signal_peaks::tiles_t t, const unsigned char* pre,
+                                     double* out, long long cap, gs_signal_peaks::bound_t cond,
+                                     unsigned char* keep, unsigned long long* status) {
+  gs_signal_peaks::widths_rows(x, nrow, peaks, chan, m, rel_height, prom, lb, rb, t, pre, out,
+                               cap, cond, keep, status);
 }
 GS_BATCH_KERNEL_1024 gs_peaks_channel_counts(const unsigned char* keep,
                                              const long long* offsets, long long m,
                                              long long* counts) {
-  gspeaks::channel_counts(keep, offsets, m, counts);
+  gs_signal_peaks::channel_counts(keep, offsets, m, counts);
 }
 GS_BATCH_KERNEL gs_peaks_channel_offsets(const long long* chan, long long m, long long channels,
                                          long long* offsets) {
-  gspeaks::channel_offsets(chan, m, channels, offsets);
+  gs_signal_peaks::channel_offsets(chan, m, channels, offsets);
 }
 GS_BATCH_KERNEL gs_peaks_summaries_warp(const double* x, long long n, int lg, long long ntiles,
                                         long long* sm) {
-  gspeaks::tile_summaries_warp(x, n, lg, ntiles, sm);
+  gs_signal_peaks::tile_summaries_warp(x, n, lg, ntiles, sm);
 }

@@ -57,7 +57,7 @@ STATUS = 16                      # status words: distance, prominences, widths
 _I8 = numpy.dtype(numpy.int64)
 _F8 = numpy.dtype(numpy.float64)
 _U1 = numpy.dtype(numpy.uint8)
-_PER_SAMPLE, _PER_CHANNEL = 2, 3  # gspeaks::bound_t array kinds
+_PER_SAMPLE, _PER_CHANNEL = 2, 3  # gs_signal_peaks::bound_t array kinds
 
 
 def _function(source, name):
@@ -76,7 +76,7 @@ def _grid(count, threads=THREADS):
 # ------------------------------------------------------------ borders
 
 def _pack(b):
-    """Bytes of a ``gspeaks::bound_t`` for a stage border ``(lo, hi)``, each
+    """Bytes of a ``gs_signal_peaks::bound_t`` for a stage border ``(lo, hi)``, each
     None, a float, or ``(device float64 array, kind)``."""
     def part(v):
         if v is None:
@@ -182,7 +182,7 @@ _ORDER = ("plateau_sizes", "left_edges", "right_edges", "peak_heights", "left_th
 
 
 def _summaries(x, nrow):
-    """``gspeaks::tiles_t`` bytes for the walks (tiles of 2^lg samples, lg
+    """``gs_signal_peaks::tiles_t`` bytes for the walks (tiles of 2^lg samples, lg
     from the channel length) and the buffer behind them."""
     lg = _pf.tile_log2(nrow)
     if lg is None:

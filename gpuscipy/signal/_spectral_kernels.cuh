@@ -46,7 +46,7 @@
 
 #include <gpuscipy/types.cuh>
 
-namespace gssig {
+namespace gs_signal_spectral {
 
 constexpr int THREADS = 256;
 typedef long long i64;
@@ -586,4 +586,4 @@ GS_DEV void detrend_apply(const T* x, i64 xso, i64 xsi, i64 ninner, i64 xsk, T* 
   piece_apply<T, LINEAR>(x, xb, xsk, y, yb, ysk, k.lo, k.hi, k.plo, k.tbar, mean, slope);
 }
 
-}  // namespace gssig
+}  // namespace gs_signal_spectral

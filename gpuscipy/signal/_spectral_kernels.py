@@ -42,7 +42,7 @@ OPS = {"power": 0, "cross": 1, "scale": 2, "magnitude": 3, "angle": 4}
 _C_TYPE = {"f": "float", "d": "double", "F": "gs::complex<float>",
            "D": "gs::complex<double>"}
 
-# family -> (C parameter list, call of the gssig template)
+# family -> (C parameter list, call of the gs_signal_spectral template)
 _FAMILIES = {
     "frames": (
         "const {T}* x, long long so, long long si, long long ninner, long long sk, "
@@ -173,7 +173,7 @@ def kernel_source(family, *spec):
     return (f"{_header()}\n"
             f'extern "C" __global__ void __launch_bounds__({THREADS})\n'
             f"{name}({params.format(**types)}) {{\n"
-            f"  gssig::{call.format(**types)};\n}}\n"), name
+            f"  gs_signal_spectral::{call.format(**types)};\n}}\n"), name
 
 
 def variants():

@@ -60,7 +60,7 @@
 #pragma once
 #include <gpuscipy/types.cuh>
 
-namespace gsufd {
+namespace gs_signal_upfirdn {
 
 enum Mode : int {
   CONSTANT = 0, SYMMETRIC = 1, EDGE = 2, SMOOTH = 3, WRAP = 4,
@@ -464,4 +464,4 @@ __device__ void upfirdn_direct(const Args<T>& a) {
   }
 }
 
-}  // namespace gsufd
+}  // namespace gs_signal_upfirdn

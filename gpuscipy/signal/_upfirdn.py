@@ -38,7 +38,7 @@ MODES = ("constant", "wrap", "edge", "smooth", "symmetric", "reflect",
 #: The kernel's (and SciPy's) mode numbers.
 MODE_CODES = {"constant": 0, "symmetric": 1, "edge": 2, "smooth": 3, "wrap": 4,
               "reflect": 5, "antisymmetric": 6, "antireflect": 7, "line": 8}
-#: Input element types the kernel reads, by its runtime code (``gsufd::Code``).
+#: Input element types the kernel reads, by its runtime code (``gs_signal_upfirdn::Code``).
 DTYPE_CODES = {n: i for i, n in enumerate(
     ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
      "uint64", "float16", "float32", "float64", "complex64", "complex128"))}
@@ -227,7 +227,8 @@ def _kernel_source(char):
               f"    long long ysP, long long ysN, long long ysQ, long long out_start,\n"
               f"    long long out_len, int mode, int zpad, int items,\n"
               f"    {T} cval, const {T}* bg_sub, const {T}* bg_add")
-    args = (f"const gsufd::Args<{T}> a{{x, code, P, N, Q, sP, sN, sQ, h, len_h, h_pre,\n"
+    args = (f"const gs_signal_upfirdn::Args<{T}> a{{x, code, P, N, Q, sP, sN, sQ, h, len_h,\n"
+            f"      h_pre,\n"
             f"      hpp, up, down, y, ysP, ysN, ysQ, out_start, out_len, mode, zpad, items,\n"
             f"      cval, bg_sub,\n"
             f"      bg_add}};")
@@ -239,7 +240,7 @@ extern "C" __global__ void __launch_bounds__({THREADS}, {MIN_BLOCKS})
 {kernel_name(dt, direct)}({params})
 {{
   {args}
-  gsufd::{body}(a);
+  gs_signal_upfirdn::{body}(a);
 }}
 """)
     return "".join(parts)

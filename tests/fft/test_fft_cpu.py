@@ -566,7 +566,7 @@ def test_kernel_source_golden():
         "gsfft_dct2_pre_f64_dst_u(const double* src, double* dst, long long N, "
         "long long inner,\n"
         "       long long B, double scale, double e_pre, double e_post) {\n"
-        "  gsfft::dct2_pre<double, true, true>(src, dst, N, inner, B, scale, e_pre, "
+        "  gs_fft_r2r::dct2_pre<double, true, true>(src, dst, N, inner, B, scale, e_pre, "
         "e_post);\n}\n")
     with pytest.raises(ValueError):
         rt.kernel_source("nope", np.float32, False, False)

@@ -191,7 +191,8 @@ def _compile(tmp, fams):
     for k, (header, kernels) in enumerate(fams):
         src = ['#include "shim.h"', header, LAUNCHER]
         if "gsconv_smem" in header:
-            src.append("namespace gsconv { alignas(16) unsigned char gsconv_smem[1 << 20]; }")
+            src.append("namespace gs_signal_conv {\n"
+                       "alignas(16) unsigned char gsconv_smem[1 << 20];\n}")
         for text, name in kernels:
             src.append(text)
             how = "launch" if name.startswith(_BARRIER_KERNELS) else "launch_serial"

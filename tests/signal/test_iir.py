@@ -332,7 +332,7 @@ def test_kernel_source_names_and_errors():
     src, name = K.kernel_source("fused", "sos", 4, np.dtype("int16"), np.dtype("float32"),
                                 True, True, 64)
     assert name == "gsiir_fused_sos4_int16_float32_staged_nt64" and name in src
-    assert "gsiir::coef_pack<20>" in src
+    assert "gs_signal_iir::coef_pack<20>" in src
     with pytest.raises(ValueError):
         K.kernel_source("nope", "sos", 4, np.dtype("d"), np.dtype("d"))
     with pytest.raises(TypeError):

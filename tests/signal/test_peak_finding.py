@@ -672,8 +672,9 @@ def host_gp():
     return g
 
 
-_STRUCTS = {"gspeaks::conds_t": 120, "gspeaks::bound_t": 40, "gspeaks::tiles_t": 40,
-            "gspeaks::rows_t": 128}
+_STRUCTS = {"gs_signal_peaks::conds_t": 120, "gs_signal_peaks::bound_t": 40,
+            "gs_signal_peaks::tiles_t": 40,
+            "gs_signal_peaks::rows_t": 128}
 
 
 @functools.lru_cache(maxsize=None)

@@ -440,7 +440,7 @@ def test_nvrtc_every_variant():
 def test_kernel_source_spec():
     src, name = K.kernel_source("frames", "f", "F", 1)
     assert name == "gssig_frames_fF_d1"
-    assert "gssig::frames<float, gs::complex<float>, 1>" in src
+    assert "gs_signal_spectral::frames<float, gs::complex<float>, 1>" in src
     assert K.kernel_source("frames", "f", "F", 1) is K.kernel_source("frames", "f", "F", 1)
     src, name = K.kernel_source("tr_op", "D", K.OPS["magnitude"])
     assert "tr_op<gs::complex<double>, double, 3>" in src
