@@ -257,8 +257,7 @@ def _fast_key(kind, forward, x, n, axis, norm, workers, plan):
             or type(axis) is not int or type(norm) not in _SIMPLE
             or type(workers) not in _SIMPLE or not x.flags.c_contiguous):
         return None
-    from gpuscipy_core.cuda import get_device_id
-    from gpuscipy_core.cuda import get_current_stream_ptr
+    from gpuscipy_core.cuda import get_current_stream_ptr, get_device_id
     return (kind, forward, x.shape, x.dtype, n, axis, norm, workers,
             get_device_id(), get_current_stream_ptr())
 

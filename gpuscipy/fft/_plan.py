@@ -67,8 +67,7 @@ def make_key(n, kind, double, batch, inembed=None, istride=1, idist=0,
              onembed=None, ostride=1, odist=0):
     """A :class:`PlanKey` for the current device and stream (pure apart from
     reading the thread's current device/stream)."""
-    from gpuscipy_core.cuda import get_device_id
-    from gpuscipy_core.cuda import get_current_stream_ptr
+    from gpuscipy_core.cuda import get_current_stream_ptr, get_device_id
     if inembed is None and onembed is None:
         istride = ostride = 1
         idist = odist = 0

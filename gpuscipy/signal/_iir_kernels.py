@@ -27,8 +27,7 @@ from typing import NamedTuple
 
 import numpy
 
-from gpuscipy_core.kernel import read_source
-from gpuscipy_core.kernel import ctype
+from gpuscipy_core.kernel import ctype, read_source
 
 __all__ = ["DMAX", "OPTIONS", "Lines", "States", "state_size",
            "fused_threads", "carry_threads", "carry_bytes", "kernel_source", "smem_bytes", "pack",

@@ -57,8 +57,7 @@ import warnings
 import numpy
 
 import gpuscipy_core as gp
-from gpuscipy_core.kernel import read_source
-from gpuscipy_core.kernel import ctype
+from gpuscipy_core.kernel import ctype, read_source
 
 from ._arraytools import hashable as _hashable
 

@@ -122,8 +122,7 @@ def _device_taps(h, dtype, key):
         return gp.ascontiguousarray(h.astype(dtype, copy=False))
     if key is None:
         return gp.asarray(numpy.ascontiguousarray(h, dtype=dtype))
-    from gpuscipy_core.cuda import get_device_id
-    from gpuscipy_core.cuda import get_current_stream_ptr
+    from gpuscipy_core.cuda import get_current_stream_ptr, get_device_id
     full = (key, numpy.dtype(dtype).str, get_device_id(), get_current_stream_ptr())
     hit = _device_cache.get(full)
     if hit is not None:

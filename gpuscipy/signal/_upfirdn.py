@@ -22,8 +22,7 @@ from typing import NamedTuple
 
 import numpy
 
-from gpuscipy_core.kernel import read_source
-from gpuscipy_core.kernel import ctype
+from gpuscipy_core.kernel import ctype, read_source
 
 __all__ = ["upfirdn", "apply", "output_len", "check_mode", "result_dtype",
            "check_dtype", "cval_scalar", "layout", "launch_plan", "Plan", "Launch",

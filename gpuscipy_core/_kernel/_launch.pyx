@@ -67,6 +67,13 @@ def packed_args(tuple args):
     return storage[:used], offsets
 
 
+cdef inline int _room(size_t off, size_t n) except -1:
+    """Raise unless ``n`` bytes at ``off`` fit the driver's parameter limit."""
+    if off + n > PARAM_LIMIT:
+        raise ValueError(f"kernel arguments exceed the {PARAM_LIMIT}-byte parameter space")
+    return 0
+
+
 cdef size_t _pack(tuple args, char* storage, void** ptrs) except? 0:
     """Lay ``args`` out in ``storage`` at their alignments, ``ptrs[k]`` at
     parameter k; returns the bytes used."""
@@ -92,9 +99,7 @@ cdef size_t _pack(tuple args, char* storage, void** ptrs) except? 0:
                 pv = (<ndarray>a)._ptr
                 memcpy(word, &pv, 8)
             off = (off + 7) & ~<size_t>7
-            if off + 8 > PARAM_LIMIT:
-                raise ValueError(f"kernel arguments exceed the {PARAM_LIMIT}-byte "
-                                 "parameter space")
+            _room(off, 8)
             memcpy(storage + off, word, 8)
             ptrs[k] = storage + off
             off += 8
@@ -105,9 +110,7 @@ cdef size_t _pack(tuple args, char* storage, void** ptrs) except? 0:
             pv = (kernel_pointer() if kernel_pointer is not None
                   else a.__cuda_array_interface__["data"][0])
             off = (off + 7) & ~<size_t>7
-            if off + 8 > PARAM_LIMIT:
-                raise ValueError(f"kernel arguments exceed the {PARAM_LIMIT}-byte "
-                                 "parameter space")
+            _room(off, 8)
             memcpy(storage + off, &pv, 8)
             n = 8
         else:
@@ -134,9 +137,7 @@ cdef size_t _pack(tuple args, char* storage, void** ptrs) except? 0:
             if n == 0:
                 raise ValueError(f"kernel argument {k} is empty")
             off = (off + align - 1) & ~(align - 1)
-            if off + n > PARAM_LIMIT:
-                raise ValueError(f"kernel arguments exceed the {PARAM_LIMIT}-byte "
-                                 "parameter space")
+            _room(off, n)
             view = blob
             memcpy(storage + off, &view[0], n)
         ptrs[k] = storage + off

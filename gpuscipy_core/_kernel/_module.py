@@ -32,19 +32,26 @@ _modules = {}                            # (device, source, options, exprs) -> M
 _functions = collections.OrderedDict()   # (device, source, name, options, exprs) -> Function
 
 
-def _put(cache, key, value, limit=None):
-    """``cache[key] = value`` unless another thread stored one first (that
-    one is returned); beyond ``limit`` entries the least recently used go
-    (``cache`` an OrderedDict)."""
+def _put_function(key, f):
+    """``_functions[key] = f`` unless another thread stored one first (that
+    one is returned); beyond ``MAX_FUNCTIONS`` the least recently used go."""
     with _lock:
-        have = cache.get(key)
+        have = _functions.get(key)
         if have is not None:
             return have
-        cache[key] = value
-        if limit is not None:
-            while len(cache) > limit:
-                cache.popitem(last=False)
-    return value
+        _functions[key] = f
+        while len(_functions) > MAX_FUNCTIONS:
+            _functions.popitem(last=False)
+    return f
+
+
+def _module_for(key, image, dev, lowered=None):
+    """The module of ``key``, loading ``image`` once even when threads race."""
+    with _lock:
+        mod = _modules.get(key)
+        if mod is None:
+            mod = _modules[key] = Module(image, dev, lowered)
+    return mod
 
 
 class Module:
@@ -76,10 +83,10 @@ class Function:
 
     __slots__ = ("name", "ptr", "device_id", "_handle", "_module", "_smem_allowed")
 
-    def __init__(self, module, name, device_id=None):
+    def __init__(self, module, name):
         self._module = module
         self.name = name
-        self.device_id = module.device_id if device_id is None else device_id
+        self.device_id = module.device_id
         self._handle = check(driver.cuModuleGetFunction(module.handle,
                                                         module.symbol(name).encode()),
                              "cuModuleGetFunction")
@@ -126,11 +133,7 @@ def load_module(source, options=(), name="module", name_expressions=()):
         return mod
     cubin, lowered = _cache.get_program(source, name, tuple(options),
                                         device_limits(dev).arch, tuple(name_expressions))
-    with _lock:      # load each module once, even when threads race here
-        mod = _modules.get(key)
-        if mod is None:
-            mod = _modules[key] = Module(cubin, dev, lowered)
-    return mod
+    return _module_for(key, cubin, dev, lowered)
 
 
 def load_file(path):
@@ -142,11 +145,7 @@ def load_file(path):
         image += b"\0"
     dev = ensure_context(get_device_id())
     key = (dev, "file:" + hashlib.sha256(image).hexdigest(), (), ())
-    with _lock:
-        mod = _modules.get(key)
-        if mod is None:
-            mod = _modules[key] = Module(image, dev)
-    return mod
+    return _modules.get(key) or _module_for(key, image, dev)
 
 
 def get_function(source, name, options=(), name_expressions=None):
@@ -178,7 +177,7 @@ def get_function(source, name, options=(), name_expressions=None):
         return f
     mod = load_module(source, tuple(options), "module" if _is_expression(name) else name,
                       exprs)
-    return _put(_functions, key, Function(mod, name, dev), MAX_FUNCTIONS)
+    return _put_function(key, Function(mod, name))
 
 
 def _is_expression(name):

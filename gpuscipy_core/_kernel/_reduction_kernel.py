@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy
 
-from .._cuda._device import get_device_id
+from .._cuda._device import device_limits, get_device_id
 from .._ndarray import ndarray
 from ._module import get_function
 from ._reduction_source import (BLOCK, ReductionSpec, kernel_name, params_layout,
@@ -78,7 +78,6 @@ def _pow2_at_least(x):
 
 
 def _num_sms(dev):
-    from .._cuda._device import device_limits
     return device_limits(dev).sm_count
 
 

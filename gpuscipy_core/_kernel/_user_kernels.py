@@ -629,4 +629,4 @@ class RawModule:
         """
         if self.code is not None:
             return get_function(self.code, name, self.options, self.name_expressions or ())
-        return Function(self._module(), name, get_device_id())
+        return Function(self._module(), name)

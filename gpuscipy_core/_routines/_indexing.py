@@ -23,6 +23,7 @@ import struct
 
 import numpy
 
+from .._cuda._device import device_limits
 from .._ndarray import ndarray, _basic_index
 from .._elementwise import broadcast_shapes, _scalar_bytes, run_elementwise
 from ._scan import _normalize_axis
@@ -99,7 +100,6 @@ def remap_source(itemsize, ndim, index32=True):
 # ---------------------------------------------------------------- launch
 
 def _grid(n):
-    from .._cuda._device import device_limits
     s = device_limits().sm_count
     return max(1, min((n + 255) // 256, s * 32))
 

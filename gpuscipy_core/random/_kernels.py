@@ -31,6 +31,7 @@ import os
 
 import numpy
 
+from .._cuda._device import device_limits
 from .._kernel._nvrtc import read_source
 
 __all__ = ["UNIT", "philox_source", "integers_source", "choice_p_source",
@@ -287,7 +288,6 @@ def launch_config(block=None, grid=None):
 def _grid(units, block):
     if _launch_override["grid"] is not None:
         return int(_launch_override["grid"])
-    from .._cuda._device import device_limits
     n = device_limits().sm_count
     return max(1, min(-(-units // block), n * 16))
 

@@ -984,13 +984,15 @@ def test_name_expression_defaults():
         _expressions("ns::k<float>", ["ns::k<int>"])
 
 
-def test_function_cache_is_bounded():
+def test_function_cache_is_bounded(monkeypatch):
     from gpuscipy_core._kernel import _module as M
     cache = collections.OrderedDict()
+    monkeypatch.setattr(M, "_functions", cache)
+    monkeypatch.setattr(M, "MAX_FUNCTIONS", 4)
     for i in range(10):
-        assert M._put(cache, i, f"v{i}", 4) == f"v{i}"
+        assert M._put_function(i, f"v{i}") == f"v{i}"
     assert list(cache) == [6, 7, 8, 9]
-    assert M._put(cache, 8, "other", 4) == "v8"     # a racing loader keeps the first
+    assert M._put_function(8, "other") == "v8"     # a racing loader keeps the first
 
 
 @gpu
