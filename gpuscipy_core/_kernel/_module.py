@@ -71,6 +71,12 @@ class Module:
         module's name expressions, else ``name`` itself (``extern "C"``)."""
         return self.lowered.get(name, name)
 
+    def get_global(self, name):
+        """``(device pointer, size in bytes)`` of the module's global ``name``."""
+        ptr, size = check(driver.cuModuleGetGlobal(self.handle, self.symbol(name).encode()),
+                          "cuModuleGetGlobal")
+        return int(ptr), int(size)
+
 
 class Function:
     """A kernel loaded on one device.
@@ -81,10 +87,10 @@ class Function:
     device's per-block opt-in limit.
     """
 
-    __slots__ = ("name", "ptr", "device_id", "_handle", "_module", "_smem_allowed")
+    __slots__ = ("name", "ptr", "device_id", "module", "_handle", "_smem_allowed")
 
     def __init__(self, module, name):
-        self._module = module
+        self.module = module
         self.name = name
         self.device_id = module.device_id
         self._handle = check(driver.cuModuleGetFunction(module.handle,

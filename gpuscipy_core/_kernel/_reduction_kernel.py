@@ -92,8 +92,7 @@ def _function_info(f, name):
                 f._handle, BLOCK, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
         except Exception:
             occ = 4
-        _, size = check(driver.cuModuleGetGlobal(f._module, f"{name}_acc".encode()),
-                        "cuModuleGetGlobal")
+        _, size = f.module.get_global(f"{name}_acc")
         info = _func_info[f.ptr] = (max(occ, 1), int(size))
     return info
 

@@ -1022,7 +1022,7 @@ def test_raw_module_path_shares_the_module_cache(tmp_path):
     b.write_bytes(cubin)
     fa = gp.RawModule(path=str(a)).get_function("saxpy")
     fb = gp.RawModule(path=str(b)).get_function("saxpy")
-    assert fa._module is fb._module
+    assert fa.module is fb.module
 
 
 @gpu
