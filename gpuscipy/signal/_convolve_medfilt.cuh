@@ -262,6 +262,7 @@ struct SelParams {
   long long k;                      // keys per window
   long long rank;                   // 0 <= rank < k
   long long init;                   // first output: 0 auto, 1 bitwise, 2 refine
+  long long row;                    // box windows: keys per row of the last axis, else 0
 };
 
 // One refinement pass over a window: keys below g, keys equal to g, and the
@@ -374,6 +375,24 @@ struct FastWindow {
   template <class F>
   GS_FI void operator()(F& f) const {
     for (int e = 0; e < k; ++e) f(Key<T>::of(x[base + off[e]]));
+  }
+};
+
+// A box window inside the volume, row by row: rows start at x[base + off[e]]
+// for e = 0, w, 2w, ... and hold w keys sl apart (one offset load per row, not
+// per key).
+template <class T>
+struct BoxWindow {
+  const T* x;
+  const long long* off;
+  long long base, sl;
+  int k, w;
+  template <class F>
+  GS_FI void operator()(F& f) const {
+    for (int e = 0; e < k; e += w) {
+      const T* row = x + base + off[e];
+      for (int j = 0; j < w; ++j) f(Key<T>::of(row[j * sl]));
+    }
   }
 };
 
@@ -523,6 +542,16 @@ __device__ void select_window(const T* __restrict__ x, T* __restrict__ out,
     fast.x = x;
     fast.off = off;
     fast.k = k;
+    BoxWindow<T> box;
+    box.x = x;
+    box.off = off;
+    box.k = k;
+    box.w = (int)p.row;
+    box.sl = 0;
+#pragma unroll
+    for (int d = 0; d < ND; ++d)
+      if (d == nd - 1) box.sl = p.stride[d];
+    const bool rows = p.row > 0;
     CheckedWindow<T, ND> checked;
     checked.x = x;
     checked.off = off;
@@ -536,15 +565,19 @@ __device__ void select_window(const T* __restrict__ x, T* __restrict__ out,
     U g = 0;
     for (long long s = s0; s < s1; ++s) {
       const long long base = ib + s * sx;
-      fast.base = checked.base = base;
+      fast.base = box.base = checked.base = base;
 #pragma unroll
       for (int d = 0; d < ND; ++d)
         if (d == a) checked.lo[d] = s - h;
       if (s == s0) {
         const U centre = Key<T>::of(x[cb + s * sx]);
-        g = inside ? first_select<U>(p, centre, fast) : first_select<U>(p, centre, checked);
+        g = !inside ? first_select<U>(p, centre, checked)
+            : rows  ? first_select<U>(p, centre, box)
+                    : first_select<U>(p, centre, fast);
       } else {
-        g = inside ? refine_from<U>(g, r, fast) : refine_from<U>(g, r, checked);
+        g = !inside ? refine_from<U>(g, r, checked)
+            : rows  ? refine_from<U>(g, r, box)
+                    : refine_from<U>(g, r, fast);
       }
       out[ob + s * so] = Key<T>::back(g);
     }

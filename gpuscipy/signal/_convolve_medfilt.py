@@ -213,10 +213,11 @@ def run_length(shape, axis):
     return max(1, min(r, shape[axis]))
 
 
-def sel_params(shape, strides, wshape, axis, run, k, rank, init=0):
-    """Bytes of ``gs_signal_medfilt::SelParams``."""
+def sel_params(shape, strides, wshape, axis, run, k, rank, init=0, box=False):
+    """Bytes of ``gs_signal_medfilt::SelParams``; ``box``: the window is the
+    whole of ``wshape`` (the window kernel then reads it row by row)."""
     nd = len(shape)
-    arr = numpy.zeros(1 + 5 * MAXDIM + 6, numpy.int64)
+    arr = numpy.zeros(1 + 5 * MAXDIM + 7, numpy.int64)
     ost = [0] * nd
     acc = 1
     for d in range(nd - 1, -1, -1):
@@ -227,7 +228,8 @@ def sel_params(shape, strides, wshape, axis, run, k, rank, init=0):
     arr[0] = nd
     for i, vals in enumerate((shape, strides, ost, [w // 2 for w in wshape], tshape)):
         arr[1 + i * MAXDIM:1 + i * MAXDIM + nd] = vals
-    arr[1 + 5 * MAXDIM:] = [axis, run, math.prod(tshape), k, rank, init]
+    arr[1 + 5 * MAXDIM:] = [axis, run, math.prod(tshape), k, rank, init,
+                            wshape[-1] if box else 0]
     return arr.tobytes(), math.prod(tshape)
 
 
@@ -312,7 +314,7 @@ def run_order(xp, volume, mask, rank, wshape=None, force=None, run=None, init=0)
     ring = kind == "sel3" and kp != 0
     axis = slide_axis(volume.shape, wshape, ring)
     r = run or run_length(volume.shape, axis)
-    params, threads = sel_params(volume.shape, es, wshape, axis, r, k, rank, init)
+    params, threads = sel_params(volume.shape, es, wshape, axis, r, k, rank, init, box=full)
     if ring:
         block = dict(_rings(volume.dtype))[kp]
         args = (D.ptr(volume), D.ptr(out), params)
