@@ -21,8 +21,14 @@ integers            1          two 64-bit candidates, more on rejection
 choice with p       2          one 53-bit uniform each, inverse CDF
 ==================  =========  ===========================================
 
-Source generation is pure (no device access), so the NVRTC compile tests run
-on machines without a GPU.
+Device code lives in ``_kernels.cuh`` (templates in ``gs::random``, on top of
+``_philox.cuh``'s ``gs::philox``); this module only chooses the template
+arguments (a name expression such as
+``gs::random::fill<gs::random::normal, float, true, 2>``), the grid and the
+launch. Every ``*_source`` function is a pure, memoised function of its spec
+returning ``(source, name)``, one source text for all of them, and
+:func:`variants` lists every instance launched, so the NVRTC compile tests
+run on machines without a GPU.
 """
 
 import contextlib
@@ -34,11 +40,12 @@ import numpy
 from .._cuda._device import device_limits
 from .._kernel._nvrtc import read_source
 
-__all__ = ["UNIT", "philox_source", "integers_source", "choice_p_source",
-           "take_rows_source", "launch_units", "launch_config"]
+__all__ = ["UNIT", "UNITS_PER_THREAD", "philox_source", "integers_source",
+           "choice_p_source", "take_rows_source", "variants", "launch_units",
+           "launch_config"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_BLOCK = 256
+_BLOCK = 256            # gs::random::BLOCK, the kernels' __launch_bounds__
 
 UNIT = {("raw", "u4"): 4, ("raw", "u8"): 2, ("uniform", "f4"): 4,
         ("uniform", "f8"): 2, ("normal", "f4"): 4, ("normal", "f8"): 2}
@@ -46,44 +53,33 @@ UNIT = {("raw", "u4"): 4, ("raw", "u8"): 2, ("uniform", "f4"): 4,
 _CTYPE = {"u4": "unsigned int", "u8": "unsigned long long", "f4": "float",
           "f8": "double"}
 
-# {b}: the unit's Philox block, {v}: its outputs
-_FILL = {
-    ("raw", "u4"): "{v}.v[0] = {b}.w[0]; {v}.v[1] = {b}.w[1]; {v}.v[2] = {b}.w[2]; "
-                   "{v}.v[3] = {b}.w[3];",
-    # the same bytes as the u4 stream (little endian): first word low
-    ("raw", "u8"): "{v}.v[0] = ((u64){b}.w[1] << 32) | {b}.w[0]; "
-                   "{v}.v[1] = ((u64){b}.w[3] << 32) | {b}.w[2];",
-    ("uniform", "f4"): ("{v}.v[0] = P::to_float({b}.w[0]); {v}.v[1] = P::to_float({b}.w[1]); "
-                        "{v}.v[2] = P::to_float({b}.w[2]); {v}.v[3] = P::to_float({b}.w[3]);"),
-    ("uniform", "f8"): ("{v}.v[0] = P::to_double({b}.w[0], {b}.w[1]); "
-                        "{v}.v[1] = P::to_double({b}.w[2], {b}.w[3]);"),
-    # two Box-Muller pairs: (radius word, angle word) = (w0, w1), (w2, w3)
-    ("normal", "f4"): ("P::normal_pair({b}.w[0], {b}.w[1], {v}.v[0], {v}.v[1]); "
-                       "P::normal_pair({b}.w[2], {b}.w[3], {v}.v[2], {v}.v[3]);"),
-    # one pair: radius from 52 bits of (w0, w1), angle from 53 bits of (w2, w3)
-    ("normal", "f8"): "P::normal_pair({b}.w[0], {b}.w[1], {b}.w[2], {b}.w[3], "
-                      "{v}.v[0], {v}.v[1]);",
-}
+_WORD = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
+         8: "unsigned long long"}
 
-# Units per thread and tile: a block handles tiles of UNITS_PER_THREAD *
-# blockDim units, thread t the units tile + t + k * blockDim (k <
-# UNITS_PER_THREAD), so each store instruction of a warp is one contiguous
-# 512-byte run, and the key schedule is shared by the interleaved Philox
-# evaluations.
+_NS = "gs::random::"
+
+# Units per thread and tile (the template argument U of gs::random::fill):
+# a block handles tiles of UNITS_PER_THREAD * blockDim units, thread t the
+# units tile + t + k * blockDim (k < UNITS_PER_THREAD), so each store
+# instruction of a warp is one contiguous 512-byte run, and the key schedule
+# is shared by the interleaved Philox evaluations.
 UNITS_PER_THREAD = 2
 
 _launch_override = {"block": None, "grid": None}
 
 
-def _philox_header():
-    return read_source(os.path.join(_HERE, "_philox.cuh"))
-
-
-def _prelude():
-    # The header's text is part of the source, so the kernel cache key sees it.
+@functools.lru_cache(maxsize=1)
+def _source():
+    # One source for every kernel (templates of _kernels.cuh, instantiated
+    # by name); the headers' text is part of it, so the kernel cache key
+    # sees them.
     return ("#include <gpuscipy/core.cuh>\n#include <gpuscipy/elementwise.cuh>\n"
-            + _philox_header() + "\nnamespace P = gs::philox;\n"
-            "typedef unsigned long long u64;\n")
+            + read_source(os.path.join(_HERE, "_philox.cuh")) + "\n"
+            + read_source(os.path.join(_HERE, "_kernels.cuh")))
+
+
+def _b(v):
+    return "true" if v else "false"
 
 
 @functools.lru_cache(maxsize=64)
@@ -102,6 +98,13 @@ def philox_source(kind, code, vec):
     Returns
     -------
     (source, name) : (str, str)
+        ``name`` is the name expression of the instance
+        ``gs::random::fill<Kind, T, VEC, UNITS_PER_THREAD>``.
+
+    Raises
+    ------
+    KeyError
+        ``(kind, code)`` not in :data:`UNIT`.
 
     Notes
     -----
@@ -112,60 +115,16 @@ def philox_source(kind, code, vec):
     first, then one 16-byte store per unit); the last, partial tile checks
     every index.
     """
-    per = UNIT[(kind, code)]
-    t = _CTYPE[code]
-    U = UNITS_PER_THREAD
-    name = f"gs_philox_{kind}_{code}{'_v' if vec else ''}"
-    fill_b = _FILL[(kind, code)].format(b="b[u]", v="v")
-    fill_1 = _FILL[(kind, code)].format(b="b1", v="v")
-    vec_s = "true" if vec else "false"
-    src = _prelude() + f"""
-extern "C" __global__ void __launch_bounds__({_BLOCK})
-{name}({t}* __restrict__ out, long long n, u64 key, u64 ctr_lo, u64 ctr_hi) {{
-  typedef gs::vec<{t}, {per}> V;
-  const long long units = (n + {per - 1}) / {per};
-  const long long full = n / {per};          // units with every output in range
-  const long long tile = (long long)blockDim.x * {U};
-  const long long step = (long long)gridDim.x * tile;
-  for (long long t0 = (long long)blockIdx.x * tile; t0 < units; t0 += step) {{
-    const long long j0 = t0 + threadIdx.x;
-    if ({vec_s} && t0 + tile <= full) {{
-      P::block4 b[{U}];
-#pragma unroll
-      for (int u = 0; u < {U}; ++u)
-        b[u] = P::block_at(key, ctr_lo, ctr_hi, (u64)(j0 + (long long)u * blockDim.x));
-#pragma unroll
-      for (int u = 0; u < {U}; ++u) {{
-        V v;
-        {fill_b}
-        *(V*)(out + (j0 + (long long)u * blockDim.x) * {per}) = v;
-      }}
-    }} else {{
-      for (int u = 0; u < {U}; ++u) {{
-        const long long j = j0 + (long long)u * blockDim.x;
-        if (j >= units) break;
-        const P::block4 b1 = P::block_at(key, ctr_lo, ctr_hi, (u64)j);
-        V v;
-        {fill_1}
-        const long long base = j * {per};
-        if ({vec_s} && base + {per} <= n) {{
-          *(V*)(out + base) = v;
-        }} else {{
-#pragma unroll
-          for (int k = 0; k < {per}; ++k)
-            if (base + k < n) out[base + k] = v.v[k];
-        }}
-      }}
-    }}
-  }}
-}}
-"""
-    return src, name
+    if (kind, code) not in UNIT:
+        raise KeyError(f"no Philox kernel for {(kind, code)!r}")
+    return _source(), (f"{_NS}fill<{_NS}{kind}, {_CTYPE[code]}, {_b(vec)}, "
+                       f"{UNITS_PER_THREAD}>")
 
 
 @functools.lru_cache(maxsize=64)
 def integers_source(ctype, code):
-    """Source and name of the bounded-integer kernel for one output type.
+    """Source and name of the bounded-integer kernel for one output type
+    (``ctype``, the C type of dtype code ``code``): ``gs::random::integers``.
 
     ``out[i] = low + r`` with ``r`` uniform on ``[0, range)`` (``range == 0``
     meaning ``2**64``), computed in 64-bit unsigned arithmetic (wrapping) and
@@ -175,89 +134,41 @@ def integers_source(ctype, code):
     ``attempt`` added to its top word (counters ``2**96`` apart, never
     reached by ordinary use).
     """
-    name = f"gs_philox_integers_{code}"
-    src = _prelude() + f"""
-extern "C" __global__ void __launch_bounds__({_BLOCK})
-{name}({ctype}* __restrict__ out, long long n, u64 key, u64 ctr_lo, u64 ctr_hi,
-       u64 low, u64 range) {{
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += stride) {{
-    P::block4 b = P::block_at(key, ctr_lo, ctr_hi, (u64)i);
-    u64 r = 0;
-    bool ok = P::lemire64(((u64)b.w[1] << 32) | b.w[0], range, r) ||
-              P::lemire64(((u64)b.w[3] << 32) | b.w[2], range, r);
-    for (unsigned int attempt = 1; !ok; ++attempt) {{
-      P::block4 c = P::counter_at(ctr_lo, ctr_hi, (u64)i);
-      c.w[3] += attempt;
-      b = P::philox4x32_10(c, (unsigned int)key, (unsigned int)(key >> 32));
-      ok = P::lemire64(((u64)b.w[1] << 32) | b.w[0], range, r) ||
-           P::lemire64(((u64)b.w[3] << 32) | b.w[2], range, r);
-    }}
-    out[i] = ({ctype})(low + r);
-  }}
-}}
-"""
-    return src, name
+    return _source(), f"{_NS}integers<{ctype}>"
 
 
 @functools.lru_cache(maxsize=4)
 def choice_p_source():
-    """Source and name of the weighted-choice kernel (inverse CDF).
+    """Source and name of the weighted-choice kernel (inverse CDF),
+    ``gs::random::choice_p`` writing int64 indices.
 
     ``out[i]`` is the first index ``j`` with ``cdf[j] > u * cdf[m - 1]``,
     ``u`` a 53-bit uniform (two per unit); when rounding leaves no such
     ``j``, the last index of non-zero probability.
     """
-    name = "gs_philox_choice_p"
-    src = _prelude() + f"""
-extern "C" __global__ void __launch_bounds__({_BLOCK})
-{name}(long long* __restrict__ out, long long n, u64 key, u64 ctr_lo, u64 ctr_hi,
-       const double* __restrict__ cdf, long long m) {{
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  const double total = cdf[m - 1];
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += stride) {{
-    const P::block4 b = P::block_at(key, ctr_lo, ctr_hi, (u64)(i >> 1));
-    const double u = (i & 1) ? P::to_double(b.w[2], b.w[3]) : P::to_double(b.w[0], b.w[1]);
-    const double t = u * total;
-    long long lo = 0, hi = m - 1;
-    while (lo < hi) {{
-      const long long mid = lo + (hi - lo) / 2;
-      if (cdf[mid] > t) hi = mid; else lo = mid + 1;
-    }}
-    while (lo > 0 && !(cdf[lo] > cdf[lo - 1])) --lo;
-    out[i] = lo;
-  }}
-}}
-"""
-    return src, name
-
-
-_WORD = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
-         8: "unsigned long long"}
+    return _source(), f"{_NS}choice_p<long long>"
 
 
 @functools.lru_cache(maxsize=8)
 def take_rows_source(word):
     """Source and name of the row gather ``out[i, :] = src[idx[i], :]`` on
-    C-contiguous rows of ``words`` machine words of ``word`` bytes."""
-    t = _WORD[word]
-    name = f"gs_random_take_rows_u{8 * word}"
-    src = f"""
-extern "C" __global__ void __launch_bounds__({_BLOCK})
-{name}({t}* __restrict__ out, const {t}* __restrict__ src,
-       const long long* __restrict__ idx, long long k, long long words) {{
-  const long long total = k * words;
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
-       t += stride) {{
-    const long long i = t / words, w = t - i * words;
-    out[t] = src[idx[i] * words + w];
-  }}
-}}
-"""
-    return src, name
+    C-contiguous rows of ``words`` machine words of ``word`` bytes
+    (``gs::random::take_rows``)."""
+    return _source(), f"{_NS}take_rows<{_WORD[word]}>"
+
+
+def variants():
+    """``(source, name)`` of every kernel the generator launches (the NVRTC
+    compile tests instantiate them all)."""
+    from .._kernel._ufunc_names import ctype
+    out = [philox_source(kind, code, vec) for kind, code in UNIT for vec in (False, True)]
+    for dt in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+               "uint64"):
+        dt = numpy.dtype(dt)
+        out.append(integers_source(ctype(dt), dt.str[1:]))
+    out.append(choice_p_source())
+    out += [take_rows_source(w) for w in sorted(_WORD)]
+    return out
 
 
 @contextlib.contextmanager

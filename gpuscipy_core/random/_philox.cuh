@@ -14,9 +14,11 @@
 //   * one block yields four 32-bit words w0..w3: four float32 values, two
 //     float64 values (words (w0, w1) and (w2, w3)), or two 64-bit words.
 //
-// This file is text-included into generated kernels by the Python side (its
-// content is therefore part of every kernel's cache key); it includes
-// nothing and relies on gpuscipy/core.cuh having been included before.
+// This file is text-included by the Python side, before _kernels.cuh (the
+// kernel templates of gs::random), into the one source of every kernel of
+// gpuscipy_core.random (its content is therefore part of every kernel's
+// cache key); it includes nothing and relies on gpuscipy/core.cuh having
+// been included before.
 #pragma once
 
 namespace gs {

@@ -130,20 +130,48 @@ def test_reference_matches_kat(ctr, key, expected):
 
 
 def test_kernels_compile():
-    from gpuscipy_core._kernel._nvrtc import compile_cubin
+    # every instance the generator launches, compiled as it is loaded: one
+    # program per name expression of the one source (NVRTC only, no GPU)
+    from gpuscipy_core._kernel._nvrtc import compile_program
     from gpuscipy_core._kernel._ufunc_names import ctype
+    variants = K.variants()
+    names = [name for _, name in variants]
+    assert len(set(names)) == len(names) == 2 * len(K.UNIT) + 9 + 1 + 4
+    assert len({src for src, _ in variants}) == 1
+    listed = set(variants)
     for kind, code in K.UNIT:
         for vec in (False, True):
-            src, name = K.philox_source(kind, code, vec)
-            assert name in src
-            compile_cubin(src, name)
+            assert K.philox_source(kind, code, vec) in listed
     for dt in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                "uint32", "uint64"):
         dt = np.dtype(dt)
-        compile_cubin(*K.integers_source(ctype(dt), dt.str[1:]))
-    compile_cubin(*K.choice_p_source())
+        assert K.integers_source(ctype(dt), dt.str[1:]) in listed
+    assert K.choice_p_source() in listed
     for w in (1, 2, 4, 8):
-        compile_cubin(*K.take_rows_source(w))
+        assert K.take_rows_source(w) in listed
+    for src, name in variants:
+        _, lowered = compile_program(src, "random", name_expressions=(name,))
+        assert lowered[name]
+
+
+def test_every_template_of_the_header_is_instantiated():
+    # each unit<Kind, T> specialisation and each kernel template of
+    # _kernels.cuh appears in some launched name expression
+    import os
+    import re
+    from gpuscipy_core._kernel._nvrtc import read_source
+    cuh = read_source(os.path.join(os.path.dirname(K.__file__), "_kernels.cuh"))
+    names = [name for _, name in K.variants()]
+    units = re.findall(r"template <> struct unit<(\w+), ([\w ]+)>", cuh)
+    assert len(units) == len(K.UNIT)
+    for kind, t in units:
+        assert any(n.startswith(f"gs::random::fill<gs::random::{kind}, {t}, ")
+                   for n in names), (kind, t)
+    kernels = re.findall(r"__launch_bounds__\(BLOCK\)\n(\w+)\(", cuh)
+    assert sorted(kernels) == ["choice_p", "fill", "integers", "take_rows"]
+    assert cuh.count("__global__") == len(kernels)
+    for k in kernels:
+        assert any(n.startswith(f"gs::random::{k}<") for n in names), k
 
 
 def test_launch_config_checks_block_against_launch_bound():
@@ -155,7 +183,9 @@ def test_launch_config_checks_block_against_launch_bound():
     with K.launch_config(block=256, grid=1):
         assert K._launch_override == {"block": 256, "grid": 1}
     assert K._launch_override == {"block": None, "grid": None}
-    assert "__launch_bounds__(256)" in K.philox_source("uniform", "f4", True)[0]
+    src = K.philox_source("uniform", "f4", True)[0]
+    assert f"enum : int {{ BLOCK = {K._BLOCK} }};" in src
+    assert src.count("__launch_bounds__(BLOCK)") == src.count("__global__") == 4
 
 
 def test_lemire_reference_follows_long_retry_chains():
