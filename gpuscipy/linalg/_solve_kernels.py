@@ -35,8 +35,11 @@ Kernels
 """
 
 import functools
+import os
 
 import numpy
+
+from gpuscipy_core.kernel import read_source
 
 from ._misc import LAPACK_CHARS, device_types
 
@@ -45,15 +48,14 @@ __all__ = ["perm_source", "unpack_source", "colabs_source", "gtsv_source",
 
 _PERM_SMEM_MAX = 48 * 1024 // 4
 _COLABS_ROWS = 64
+_BLOCK = 256            # perm, unpack, colabs
+_GTSV_BLOCK = 128
+_UNPACK_MODES = {"L": 0, "PL": 1, "U": 2, "P": 3}   # gs_linalg_solve::UNPACK_*
+_CUH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_solve_kernels.cuh")
 
-_PRELUDE = r"""
-#include <gpuscipy/types.cuh>
-namespace gs_linalg_solve {
-__device__ __forceinline__ float absval(float x) { return fabsf(x); }
-__device__ __forceinline__ double absval(double x) { return fabs(x); }
-template <class R> __device__ __forceinline__ R absval(gs::complex<R> z) { return gs::abs(z); }
-}
-"""
+
+def _header():
+    return read_source(_CUH)
 
 
 def _char(dtype):
@@ -68,32 +70,13 @@ def _char(dtype):
 def perm_source():
     """``gs_lu_perm(ipiv, perm, inv, n, use_shared)``; grid = batch blocks."""
     name = "gs_lu_perm"
-    src = r"""
-extern "C" __global__ void __launch_bounds__(256)
-gs_lu_perm(const int* __restrict__ ipiv, int* __restrict__ perm, int* __restrict__ inv,
-           long long n, int use_shared)
-{
-  extern __shared__ int gs_perm_smem[];
-  const long long s = blockIdx.x;
-  const int* ip = ipiv + s * n;
-  int* pg = perm + s * n;
-  int* iv = inv + s * n;
-  int* p = use_shared ? gs_perm_smem : pg;
-  for (long long i = threadIdx.x; i < n; i += blockDim.x) p[i] = (int)i;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (long long i = 0; i < n; ++i) {
-      const long long j = ip[i];
-      if (j != i && j >= 0 && j < n) { const int t = p[i]; p[i] = p[j]; p[j] = t; }
-    }
-  }
-  __syncthreads();
-  for (long long i = threadIdx.x; i < n; i += blockDim.x) {
-    const int r = p[i];
-    if (use_shared) pg[i] = r;
-    iv[r] = (int)i;
-  }
-}
+    src = f"""{_header()}
+extern "C" __global__ void __launch_bounds__({_BLOCK})
+{name}(const int* __restrict__ ipiv, int* __restrict__ perm, int* __restrict__ inv,
+       long long n, int use_shared)
+{{
+  gs_linalg_solve::lu_perm(ipiv, perm, inv, n, use_shared);
+}}
 """
     return src, name
 
@@ -106,35 +89,17 @@ def unpack_source(dtype, mode):
 
     Kernel args: ``(lu, rows, out, n, total)``."""
     c = _char(dtype)
-    if mode not in ("L", "PL", "U", "P"):
+    if mode not in _UNPACK_MODES:
         raise ValueError(f"unknown unpack mode {mode!r}")
     T, R = device_types(c)
     O = R if mode == "P" else T
     name = f"gs_lu_unpack_{c}_{mode}"
-    if mode == "L":
-        body = "out[t] = i > j ? lu[t] : (i == j ? O(1) : O(0));"
-    elif mode == "PL":
-        body = ("const long long r = rows[s * n + i];\n"
-                "    out[t] = r > j ? lu[(s * n + r) * n + j] : (r == j ? O(1) : O(0));")
-    elif mode == "U":
-        body = "out[t] = i <= j ? lu[t] : O(0);"
-    else:
-        body = "out[t] = (long long)rows[s * n + i] == j ? O(1) : O(0);"
-    src = f"""{_PRELUDE}
-extern "C" __global__ void __launch_bounds__(256)
+    src = f"""{_header()}
+extern "C" __global__ void __launch_bounds__({_BLOCK})
 {name}(const {T}* __restrict__ lu, const int* __restrict__ rows, {O}* __restrict__ out,
        long long n, long long total)
 {{
-  typedef {O} O;
-  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
-       t += (long long)gridDim.x * blockDim.x) {{
-    const long long j = t % n;
-    const long long q = t / n;
-    const long long i = q % n;
-    const long long s = q / n;
-    (void)s; (void)lu; (void)rows;
-    {body}
-  }}
+  gs_linalg_solve::lu_unpack<{T}, {O}, {_UNPACK_MODES[mode]}>(lu, rows, out, n, total);
 }}
 """
     return src, name
@@ -152,28 +117,12 @@ def colabs_source(dtype, uplo=0):
         raise ValueError("uplo must be 0, 1, 2, 3 or 4")
     T, R = device_types(c)
     name = f"gs_colabs_{c}_{uplo}"
-    if uplo == 0:
-        idx = "a[i * rs + j * cs]"
-    elif uplo == 1:   # element (i, j) of the Hermitian matrix lives at (max, min)
-        idx = "(i >= j ? a[i * rs + j * cs] : a[j * rs + i * cs])"
-    elif uplo == 2:
-        idx = "(i <= j ? a[i * rs + j * cs] : a[j * rs + i * cs])"
-    elif uplo == 3:   # lower triangular: the strict upper part is zero
-        idx = f"(i >= j ? a[i * rs + j * cs] : {T}(0))"
-    else:
-        idx = f"(i <= j ? a[i * rs + j * cs] : {T}(0))"
-    src = f"""{_PRELUDE}
-extern "C" __global__ void __launch_bounds__(256)
+    src = f"""{_header()}
+extern "C" __global__ void __launch_bounds__({_BLOCK})
 {name}(const {T}* __restrict__ a, long long rs, long long cs, long long n,
        {R}* __restrict__ out)
 {{
-  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= n) return;
-  const long long i0 = (long long)blockIdx.y * {_COLABS_ROWS};
-  const long long i1 = i0 + {_COLABS_ROWS} < n ? i0 + {_COLABS_ROWS} : n;
-  {R} acc = {R}(0);
-  for (long long i = i0; i < i1; ++i) acc += gs_linalg_solve::absval({idx});
-  atomicAdd(out + j, acc);
+  gs_linalg_solve::colabs<{T}, {R}, {uplo}, {_COLABS_ROWS}>(a, rs, cs, n, out);
 }}
 """
     return src, name
@@ -197,100 +146,15 @@ def gtsv_source(dtype, trans=0):
         raise ValueError("trans must be 0, 1 or 2")
     T, R = device_types(c)
     name = f"gs_gtsv_{c}_t{trans}"
-    conj = "gs_solve_conj" if (trans == 2 and c in "FD") else ""
-    src = f"""{_PRELUDE}
-template <class V> __device__ __forceinline__ V gs_solve_conj(V v) {{ return V(v.re, -v.im); }}
-
-extern "C" __global__ void __launch_bounds__(128)
-{name}(const {T}* __restrict__ dl_, const {T}* __restrict__ d_, const {T}* __restrict__ du_,
+    src = f"""{_header()}
+extern "C" __global__ void __launch_bounds__({_GTSV_BLOCK})
+{name}(const {T}* __restrict__ dl, const {T}* __restrict__ d, const {T}* __restrict__ du,
        long long d_bs, const {T}* __restrict__ b, long long b_bs, int nrhs,
        {T}* __restrict__ x, {T}* __restrict__ work, int* __restrict__ info,
        long long n, long long nsys)
 {{
-  typedef {T} T;
-  typedef {R} R;
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= nsys * nrhs) return;
-  const long long s = t / nrhs;
-  const int c = (int)(t % nrhs);
-  const T* dl = dl_ + s * d_bs;
-  const T* d = d_ + s * d_bs;
-  const T* du = du_ + s * d_bs;
-  // factor: P A = L U, U with two superdiagonals (u0, u1, u2), L unit lower
-  // bidiagonal with multipliers l[i]; sw[i] = 1 where step i swapped rows
-  // i and i+1 (?gttrf's ipiv). Each thread factors its own
-  // copy (nrhs is small in practice; the factor is O(n)).
-  T* u0 = work + t * 5 * n;
-  T* u1 = u0 + n;
-  T* u2 = u1 + n;
-  T* l = u2 + n;
-  T* sw = l + n;
-  for (long long i = 0; i < n; ++i) {{
-    u0[i] = d[i];
-    u1[i] = i + 1 < n ? du[i] : T(0);
-    u2[i] = T(0);
-  }}
-  for (long long i = 0; i < n - 1; ++i) {{
-    const T sub = dl[i];
-    const R ap = gs_linalg_solve::absval(u0[i]), as = gs_linalg_solve::absval(sub);
-    if (ap >= as) {{   // no interchange (?gttrf's test)
-      const T f = ap != R(0) ? sub / u0[i] : T(0);
-      l[i] = f;
-      u0[i + 1] = u0[i + 1] - f * u1[i];
-      sw[i] = T(0);
-    }} else {{   // interchange rows i and i+1
-      const T f = u0[i] / sub;
-      l[i] = f;
-      u0[i] = sub;
-      const T tmp = u1[i];
-      u1[i] = u0[i + 1];
-      u0[i + 1] = tmp - f * u0[i + 1];
-      if (i + 1 < n - 1) {{
-        u2[i] = u1[i + 1];
-        u1[i + 1] = -f * u1[i + 1];
-      }}
-      sw[i] = T(1);
-    }}
-  }}
-  int bad = 0;
-  for (long long i = 0; i < n; ++i)
-    if (gs_linalg_solve::absval(u0[i]) == R(0)) {{ bad = (int)i + 1; break; }}
-  if (c == 0) info[s] = bad;
-  if (bad) return;
-  const T* bs = b + s * b_bs;
-  T* xs = x + s * n * nrhs;
-  for (long long i = 0; i < n; ++i) xs[i * nrhs + c] = bs[i * nrhs + c];
-  if ({trans} == 0) {{
-    // L^-1 P b
-    for (long long i = 0; i < n - 1; ++i) {{
-      T bi = xs[i * nrhs + c], bn = xs[(i + 1) * nrhs + c];
-      if (gs_linalg_solve::absval(sw[i]) != R(0)) {{ const T tmp = bi; bi = bn; bn = tmp; }}
-      xs[i * nrhs + c] = bi;
-      xs[(i + 1) * nrhs + c] = bn - l[i] * bi;
-    }}
-    // U^-1
-    for (long long i = n - 1; i >= 0; --i) {{
-      T v = xs[i * nrhs + c];
-      if (i + 1 < n) v = v - u1[i] * xs[(i + 1) * nrhs + c];
-      if (i + 2 < n) v = v - u2[i] * xs[(i + 2) * nrhs + c];
-      xs[i * nrhs + c] = v / u0[i];
-    }}
-  }} else {{
-    // A^T = U^T L^T P (P symmetric per step): solve U^T y = b, then L^T, P
-    for (long long i = 0; i < n; ++i) {{
-      T v = xs[i * nrhs + c];
-      if (i >= 1) v = v - {conj}(u1[i - 1]) * xs[(i - 1) * nrhs + c];
-      if (i >= 2) v = v - {conj}(u2[i - 2]) * xs[(i - 2) * nrhs + c];
-      xs[i * nrhs + c] = v / {conj}(u0[i]);
-    }}
-    for (long long i = n - 2; i >= 0; --i) {{
-      T bi = xs[i * nrhs + c] - {conj}(l[i]) * xs[(i + 1) * nrhs + c];
-      T bn = xs[(i + 1) * nrhs + c];
-      if (gs_linalg_solve::absval(sw[i]) != R(0)) {{ const T tmp = bi; bi = bn; bn = tmp; }}
-      xs[i * nrhs + c] = bi;
-      xs[(i + 1) * nrhs + c] = bn;
-    }}
-  }}
+  gs_linalg_solve::gtsv<{T}, {R}, {trans}>(dl, d, du, d_bs, b, b_bs, nrhs, x, work, info,
+                                          n, nsys);
 }}
 """
     return src, name
@@ -303,7 +167,7 @@ def _fn(source, name):
     return get_function(source, name)
 
 
-def _grid1(total, block=256):
+def _grid1(total, block=_BLOCK):
     return (max(1, min((int(total) + block - 1) // block, 65535 * 8)), 1, 1)
 
 
@@ -320,7 +184,7 @@ def lu_permutation(piv):
         return perm, inv
     src, name = perm_source()
     use_shared = n <= _PERM_SMEM_MAX
-    _fn(src, name)((batch, 1, 1), (256, 1, 1),
+    _fn(src, name)((batch, 1, 1), (_BLOCK, 1, 1),
                    (piv.ptr, perm.ptr, inv.ptr, numpy.int64(n), numpy.int32(use_shared)),
                    shared_mem=4 * n if use_shared else 0)
     return perm, inv
@@ -341,7 +205,7 @@ def lu_unpack(lu, mode, rows=None):
     if rows is not None:
         rows = gp.ascontiguousarray(rows.astype(numpy.int32, copy=False))
         r = rows.ptr
-    _fn(src, name)(_grid1(total), (256, 1, 1),
+    _fn(src, name)(_grid1(total), (_BLOCK, 1, 1),
                    (lu.ptr, r, out.ptr, numpy.int64(n), numpy.int64(total)))
     return out
 
@@ -356,9 +220,9 @@ def col_abs_sums(a, uplo=0):
         return out
     src, name = colabs_source(a.dtype, uplo)
     rs, cs = a.strides[0] // a.itemsize, a.strides[1] // a.itemsize
-    grid = ((n + 255) // 256, (n + _COLABS_ROWS - 1) // _COLABS_ROWS, 1)
-    _fn(src, name)(grid, (256, 1, 1), (a.ptr, numpy.int64(rs), numpy.int64(cs),
-                                       numpy.int64(n), out.ptr))
+    grid = ((n + _BLOCK - 1) // _BLOCK, (n + _COLABS_ROWS - 1) // _COLABS_ROWS, 1)
+    _fn(src, name)(grid, (_BLOCK, 1, 1), (a.ptr, numpy.int64(rs), numpy.int64(cs),
+                                          numpy.int64(n), out.ptr))
     return out
 
 
@@ -406,7 +270,8 @@ def gtsv(dl, d, du, b, trans=0):
     work = gp.empty((nsys * nrhs * 5 * n,), dt)
     src, name = gtsv_source(dt, trans)
     threads = nsys * nrhs
-    _fn(src, name)(((threads + 127) // 128, 1, 1), (128, 1, 1),
+    grid = ((threads + _GTSV_BLOCK - 1) // _GTSV_BLOCK, 1, 1)
+    _fn(src, name)(grid, (_GTSV_BLOCK, 1, 1),
                    (dl.ptr, d.ptr, du.ptr, numpy.int64(bs[0]), b.ptr, numpy.int64(b_bs),
                     numpy.int32(nrhs), x.ptr, work.ptr, info.ptr, numpy.int64(n),
                     numpy.int64(nsys)))

@@ -3,16 +3,20 @@ ishermitian, bandwidth, norm, matmul_toeplitz, solve_toeplitz,
 solve_circulant."""
 
 import functools
+import os
 
 import numpy
 
 import gpuscipy_core as gp
+from gpuscipy_core.kernel import read_source
 
 from ._misc import LinAlgError, check_finite_array
 from ._docs import fill_doc
 
 __all__ = ["issymmetric", "ishermitian", "bandwidth", "norm", "matmul_toeplitz",
            "solve_toeplitz", "solve_circulant", "levinson_source"]
+
+_CUH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_structured.cuh")
 
 
 # ---------------------------------------------------------------- checks
@@ -402,7 +406,9 @@ def _toeplitz_args(c_or_cr, b, check_finite, keep_b_shape):
 
 @functools.lru_cache(maxsize=4)
 def levinson_source(complex_):
-    """Source and name of the Levinson-Durbin kernel (float64 or complex128).
+    """Source and name of the Levinson-Durbin kernel (float64 or complex128):
+    ``_structured.cuh`` and an ``extern "C"`` wrapper of
+    ``gs_linalg_levinson::levinson<T>``.
 
     One thread block per right-hand side column solves ``T x = y`` for the
     Toeplitz ``T[i, j] = t[i - j]`` (``t[k] = c[k]``, ``t[-k] = r[k]``) by
@@ -415,84 +421,12 @@ def levinson_source(complex_):
     """
     t = "gs::complex<double>" if complex_ else "double"
     name = "gs_levinson_" + ("z" if complex_ else "d")
-    zero = "T(0.0, 0.0)" if complex_ else "0.0"
-    one = "T(1.0, 0.0)" if complex_ else "1.0"
-    iszero = "(v.re == 0.0 && v.im == 0.0)" if complex_ else "(v == 0.0)"
-    src = f"""#include <gpuscipy/core.cuh>
-typedef {t} T;
-__device__ inline bool gs_iszero(const T& v) {{ return {iszero}; }}
-// sum of three values over the block (blockDim.x a power of two, <= 1024)
-__device__ inline void gs_block_sum3(T& a, T& b, T& c, T* sh) {{
-  const int tid = threadIdx.x, nt = blockDim.x;
-  sh[tid] = a; sh[nt + tid] = b; sh[2 * nt + tid] = c;
-  __syncthreads();
-  for (int s = nt / 2; s > 0; s >>= 1) {{
-    if (tid < s) {{
-      sh[tid] = sh[tid] + sh[tid + s];
-      sh[nt + tid] = sh[nt + tid] + sh[nt + tid + s];
-      sh[2 * nt + tid] = sh[2 * nt + tid] + sh[2 * nt + tid + s];
-    }}
-    __syncthreads();
-  }}
-  a = sh[0]; b = sh[nt]; c = sh[2 * nt];
-  __syncthreads();
-}}
-extern "C" __global__ void {name}(const T* __restrict__ c, const T* __restrict__ r,
-                                 const T* __restrict__ y, T* __restrict__ x,
-                                 T* __restrict__ work, int* __restrict__ info,
+    src = f"""{read_source(_CUH)}
+extern "C" __global__ void {name}(const {t}* __restrict__ c, const {t}* __restrict__ r,
+                                 const {t}* __restrict__ y, {t}* __restrict__ x,
+                                 {t}* __restrict__ work, int* __restrict__ info,
                                  long long n, long long ldy) {{
-  extern __shared__ unsigned char gs_smem[];
-  T* sh = (T*)gs_smem;
-  const long long col = blockIdx.x;
-  const T* yc = y + col;            // y[i, col] = yc[i * ldy]
-  T* xc = x + col;                  // x has the layout of y
-  T* f0 = work + col * 4 * n;
-  T* b0 = f0 + n;
-  T* f1 = b0 + n;
-  T* b1 = f1 + n;
-  const int tid = threadIdx.x, nt = blockDim.x;
-  if (gs_iszero(c[0])) {{
-    if (tid == 0) info[col] = 1;
-    return;
-  }}
-  const T one = {one};
-  const T inv0 = one / c[0];
-  if (tid == 0) {{
-    f0[0] = inv0; b0[0] = inv0; xc[0] = yc[0] * inv0;
-  }}
-  __syncthreads();
-  for (long long k = 1; k < n; ++k) {{
-    // errors of [f; 0], [0; b] and [x; 0] against row k / row 0
-    T ef = {zero}, eb = {zero}, ex = {zero};
-    for (long long i = tid; i < k; i += nt) {{
-      const T tk = c[k - i];        // T[k, i] = t[k - i]
-      ef = ef + tk * f0[i];
-      ex = ex + tk * xc[i * ldy];
-      eb = eb + r[i + 1] * b0[i];   // T[0, i + 1] = t[-(i + 1)]
-    }}
-    gs_block_sum3(ef, eb, ex, sh);
-    const T d = one - ef * eb;
-    if (gs_iszero(d)) {{
-      if (tid == 0) info[col] = (int)(k + 1);
-      return;
-    }}
-    const T invd = one / d;
-    for (long long i = tid; i <= k; i += nt) {{
-      const T fi = i < k ? f0[i] : {zero};
-      const T bm = i > 0 ? b0[i - 1] : {zero};
-      f1[i] = (fi - ef * bm) * invd;
-      b1[i] = (bm - eb * fi) * invd;
-    }}
-    __syncthreads();
-    const T g = yc[k * ldy] - ex;
-    for (long long i = tid; i <= k; i += nt) {{
-      const T xi = i < k ? xc[i * ldy] : {zero};
-      xc[i * ldy] = xi + g * b1[i];
-    }}
-    __syncthreads();
-    T* t0 = f0; f0 = f1; f1 = t0;
-    t0 = b0; b0 = b1; b1 = t0;
-  }}
+  gs_linalg_levinson::levinson<{t}>(c, r, y, x, work, info, n, ldy);
 }}
 """
     return src, name

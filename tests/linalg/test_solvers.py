@@ -366,6 +366,27 @@ def test_new_kernels_compile():
         assert compile_cubin(src, name), name
 
 
+def test_new_kernels_are_cuh_templates():
+    """House rule (docs/architecture.md): the device code is the module's
+    ``.cuh`` (namespace ``gs_linalg_<family>``); a variant adds only an
+    ``extern "C"`` wrapper that instantiates its template."""
+    import re
+    from gpuscipy_core.kernel import read_source
+    from gpuscipy.linalg import _banded as bd, _solve_kernels as sk, _structured as st
+    srcs = [(bd._CUH, "gs_linalg_banded", s) if s[1].startswith("gs_gbsv_")
+            else (sk._CUH, "gs_linalg_solve", s) for s in _new_kernel_sources()]
+    srcs += [(st._CUH, "gs_linalg_levinson", st.levinson_source(z)) for z in (False, True)]
+    assert len(srcs) == 1 + 4 * 12 + 4 + 2
+    for path, ns, (src, name) in srcs:
+        cuh = read_source(path)
+        assert f"namespace {ns} {{" in cuh
+        assert src.startswith(cuh), name
+        wrapper = src[len(cuh):]
+        assert wrapper.count("__global__") == 1 and f" {ns}::" in wrapper, name
+        assert re.search(rf"\b{name}\(", wrapper), name
+        assert len(wrapper.strip().splitlines()) <= 10, name
+
+
 def test_new_kernel_spec_errors():
     from gpuscipy.linalg import _solve_kernels as sk, _banded as bd
     with pytest.raises(ValueError):
@@ -1140,12 +1161,21 @@ def test_gbsv_source_warp_sync_is_compiler_barrier():
     NVRTC reused lane 0's pre-barrier load of x[j] after ``__syncwarp`` in the
     back substitution, so lanes >= 1 used the undivided x[j] (wrong results
     whenever U has >= 2 superdiagonals). Every warp barrier must also be a
-    compiler memory barrier and the written arrays must not be restrict."""
+    compiler memory barrier and the written arrays must not be restrict
+    (neither in ``_banded.cuh``'s template nor in the wrapper)."""
+    import re
+    from gpuscipy_core.kernel import read_source
     from gpuscipy.linalg import _banded as bd
+    cuh = read_source(bd._CUH)
+    helper, body = cuh.split("template <class T, class R, int WARPS>", 1)
+    assert ('asm volatile("" ::: "memory");\n  __syncwarp();\n'
+            '  asm volatile("" ::: "memory");') in helper
+    assert "__syncwarp" not in body
+    assert body.count("warp_sync();") >= 10
+    for arg in ("w_", "ipiv_", "x_", "info_"):
+        assert f"__restrict__ {arg}" not in body
     for c in "fdFD":
         src, _ = bd.gbsv_source(c)
-        body = src.split("extern \"C\"", 1)[1]
-        assert "__syncwarp" not in body
-        assert body.count("gs_gb_sync();") >= 10
-        for arg in ("w_", "ipiv_", "x_"):
-            assert f"__restrict__ {arg}" not in body
+        wrapper = src[len(cuh):]
+        assert "__syncwarp" not in wrapper
+        assert re.search(r"__restrict__\s+(w|ipiv|x|info)\b", wrapper) is None
