@@ -65,9 +65,9 @@ Normalization
 from . import _backend, _plan
 from ._backend import (get_workers, register_backend, set_backend,
                        set_global_backend, set_workers, skip_backend)
-from ._basic import (fft, fft2, fftn, hfft, hfft2, hfftn, ifft, ifft2, ifftn,
-                     ihfft, ihfft2, ihfftn, irfft, irfft2, irfftn, rfft, rfft2,
-                     rfftn)
+from ._basic import fft, hfft, ifft, ihfft, irfft, rfft
+from ._basic_nd import fft2, fftn, ifft2, ifftn
+from ._real_nd import hfft2, hfftn, ihfft2, ihfftn, irfft2, irfftn, rfft2, rfftn
 from ._fftlog import fht, fhtoffset, ifht
 from ._helper import (fftfreq, fftshift, ifftshift, next_fast_len, prev_fast_len,
                       rfftfreq)

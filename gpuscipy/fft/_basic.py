@@ -1,5 +1,6 @@
-"""Discrete Fourier transforms on cuFFT: fft, ifft, rfft, irfft, hfft, ihfft
-and their 2-D and n-D forms.
+"""Discrete Fourier transforms on cuFFT: fft, ifft, rfft, irfft, hfft, ihfft,
+and the execution every transform of gpuscipy.fft shares (the n-D forms are
+in ``_basic_nd`` and ``_real_nd``).
 
 Layout strategy (no copies on the contiguous path):
 
@@ -37,11 +38,11 @@ from math import prod as _prod
 import numpy
 
 from . import _helper as h
+from ._docs import fill_doc
 from ._plan import execute, get_plan
 
-__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft",
-           "rfft2", "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2",
-           "ihfft2", "hfftn", "ihfftn"]
+__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "exec_axis",
+           "exec_trailing", "rows_pair"]
 
 # When the axes before the transformed one hold at most this many indices,
 # the strided plan is executed once per index instead of transposing.
@@ -343,308 +344,498 @@ def _c2r(forward, x, n, axis, norm, workers, plan):
     return _scale(out, norm, n, forward)
 
 
-_DOC_1D = """
+@fill_doc
+def fft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+    """Compute the 1-D discrete Fourier transform.
+
+    The ``n``-point DFT of ``x`` along one axis, for every index of the
+    other axes, on the GPU.
+
     Parameters
     ----------
-    x : gpuscipy_core.ndarray
-        Input array (any dtype SciPy accepts: bool and integers compute in
-        float64, float16 in float32).
-    n : int, optional
-        Length of the transformed axis of the output. The input is cut or
-        zero-padded to it. Default: the length of the input along ``axis``.
-    axis : int, optional
-        Axis over which to compute the transform. Default -1.
-    norm : {{"backward", "ortho", "forward"}}, optional
-        Normalization mode (see :mod:`gpuscipy.fft`). Default "backward".
-    overwrite_x : bool, optional
-        Accepted for SciPy compatibility; the input is never modified.
-    workers : int, optional
-        Accepted and checked like SciPy's; ignored on the GPU.
-    plan : None
-        Precomputed plans are not supported (``NotImplementedError``, as in
-        SciPy).
+    {x_any}
+    {n_in}
+    {axis}
+    {norm}
+    {overwrite_x}
+    {workers}
+    {plan}
 
     Returns
     -------
     out : gpuscipy_core.ndarray
-        A new C-contiguous array; {out}.
+        The transform: a new C-contiguous array on the current device,
+        shaped like ``x`` with ``n`` points along ``axis``.
+        {dtype_c2c}
 
     Raises
     ------
     ValueError
-        ``n`` < 1, a bad ``norm``, an empty transformed axis.
+        {raises_value_n}
+        {raises_value_norm_workers}
     IndexError
-        ``axis`` out of range (or a 0-d input), as in SciPy.
+        {raises_index_axis}
     TypeError
-        ``x`` is not a device array{extra}.
+        {raises_type_x}
+        {raises_type_ints_1d}
     NotImplementedError
-        ``plan`` is not None.
+        {raises_plan}
+
+    See Also
+    --------
+    ifft : The inverse transform.
+    rfft : The transform of real input (half the output).
+    fftn : The transform over several axes.
+    fftfreq : The frequency of each output index.
+    scipy.fft.fft : The CPU function this mirrors.
 
     Notes
     -----
-    Computed with cuFFT (Cooley-Tukey and Bluestein's algorithm for sizes
-    with large prime factors).
-"""
+    {notes_dft}
 
+    {notes_cufft}
 
-def fft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
-    """Compute the 1-D discrete Fourier Transform."""
+    {notes_layout_1d}
+
+    References
+    ----------
+    {references_fft}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+
+    A complex tone of 3 cycles over 8 samples is one spike in bin 3:
+
+    >>> x = gp.asarray(np.exp(2j * np.pi * 3 * np.arange(8) / 8))  # doctest: +SKIP
+    >>> y = fft.fft(x)  # doctest: +SKIP
+    >>> y.shape, y.dtype  # doctest: +SKIP
+    ((8,), dtype('complex128'))
+    >>> np.abs(gp.asnumpy(y)).round(6)  # doctest: +SKIP
+    array([0., 0., 0., 8., 0., 0., 0., 0.])
+
+    float32 input computes in single precision:
+
+    >>> fft.fft(gp.asarray(np.ones((4, 16), np.float32))).dtype  # doctest: +SKIP
+    dtype('complex64')
+    """
     return _c2c(True, x, n, axis, norm, workers, plan)
 
 
+@fill_doc
 def ifft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
-    """Compute the 1-D inverse discrete Fourier Transform."""
+    """Compute the 1-D inverse discrete Fourier transform.
+
+    The inverse of :func:`fft`: ``ifft(fft(x)) == x`` up to rounding, for
+    every ``norm``.
+
+    Parameters
+    ----------
+    {x_any}
+    {n_in}
+    {axis}
+    {norm}
+    {overwrite_x}
+    {workers}
+    {plan}
+
+    Returns
+    -------
+    out : gpuscipy_core.ndarray
+        The inverse transform: a new C-contiguous array on the current
+        device, shaped like ``x`` with ``n`` points along ``axis``.
+        {dtype_c2c}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_n}
+        {raises_value_norm_workers}
+    IndexError
+        {raises_index_axis}
+    TypeError
+        {raises_type_x}
+        {raises_type_ints_1d}
+    NotImplementedError
+        {raises_plan}
+
+    See Also
+    --------
+    fft : The forward transform.
+    irfft : The inverse of :func:`rfft` (real output).
+    ifftn : The inverse transform over several axes.
+    scipy.fft.ifft : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dft}
+
+    {notes_cufft}
+
+    {notes_layout_1d}
+
+    References
+    ----------
+    {references_fft}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+
+    A spike in bin 1 of an 8-point spectrum is one cycle of a complex
+    exponential, scaled by 1/8 under the default norm:
+
+    >>> y = gp.asarray(np.eye(8)[1])  # doctest: +SKIP
+    >>> x = fft.ifft(y)  # doctest: +SKIP
+    >>> tone = np.exp(2j * np.pi * np.arange(8) / 8)
+    >>> np.allclose(gp.asnumpy(x), tone / 8)  # doctest: +SKIP
+    True
+
+    Round trip:
+
+    >>> z = np.array([1.0, 2.0, 0.5, -1.0])
+    >>> back = fft.ifft(fft.fft(gp.asarray(z)))  # doctest: +SKIP
+    >>> np.allclose(gp.asnumpy(back), z)  # doctest: +SKIP
+    True
+    """
     return _c2c(False, x, n, axis, norm, workers, plan)
 
 
+@fill_doc
 def rfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
-    """Compute the 1-D discrete Fourier Transform for real input."""
+    """Compute the 1-D discrete Fourier transform of real input.
+
+    For real ``x`` the spectrum is Hermitian-symmetric (``y[n - k] ==
+    conj(y[k])``), so only its non-negative-frequency half, ``n//2 + 1``
+    points, is computed and returned.
+
+    Parameters
+    ----------
+    {x_real}
+    {n_in}
+    {axis}
+    {norm}
+    {overwrite_x}
+    {workers}
+    {plan}
+
+    Returns
+    -------
+    out : gpuscipy_core.ndarray
+        The first ``n//2 + 1`` points of ``fft(x, n, axis)``: a new
+        C-contiguous array on the current device, shaped like ``x`` with
+        ``n//2 + 1`` points along ``axis``.
+        {dtype_r2c}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_n}
+        {raises_value_norm_workers}
+    IndexError
+        {raises_index_axis}
+    TypeError
+        {raises_type_x}
+        {raises_type_real}
+        {raises_type_ints_1d}
+    NotImplementedError
+        {raises_plan}
+
+    See Also
+    --------
+    irfft : The inverse transform.
+    fft : The transform of complex input (the full spectrum).
+    rfftn : The transform of real input over several axes.
+    rfftfreq : The frequency of each output index.
+    scipy.fft.rfft : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dft}
+
+    {notes_cufft}
+
+    {notes_layout_1d}
+    A real input view that starts at an odd element (``x[1:]`` of a 1-D
+    array) is copied first: cuFFT needs the real side of its real-to-complex
+    transform aligned like the complex type.
+
+    {notes_rows_apart}
+
+    References
+    ----------
+    {references_fft}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+
+    A cosine of 2 cycles over 8 samples: 5 output points, the peak in bin 2:
+
+    >>> x = gp.asarray(np.cos(2 * np.pi * 2 * np.arange(8) / 8))  # doctest: +SKIP
+    >>> y = fft.rfft(x)  # doctest: +SKIP
+    >>> y.shape, y.dtype  # doctest: +SKIP
+    ((5,), dtype('complex128'))
+    >>> np.abs(gp.asnumpy(y)).round(6)  # doctest: +SKIP
+    array([0., 0., 4., 0., 0.])
+    """
     return _r2c(True, x, n, axis, norm, workers, plan)
 
 
+@fill_doc
 def irfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
-    """Computes the inverse of :func:`rfft`."""
+    """Compute the inverse of :func:`rfft`.
+
+    The real ``n``-point inverse DFT of a Hermitian-symmetric spectrum given
+    by its non-negative-frequency half: ``irfft(rfft(x), len(x)) == x`` up to
+    rounding.
+
+    Parameters
+    ----------
+    {x_half}
+    {n_out}
+    {axis}
+    {norm}
+    {overwrite_x}
+    {workers}
+    {plan}
+
+    Returns
+    -------
+    out : gpuscipy_core.ndarray
+        The real inverse transform: a new C-contiguous array on the current
+        device, shaped like ``x`` with ``n`` points along ``axis``.
+        {dtype_c2r}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_n_out}
+        {raises_value_norm_workers}
+    IndexError
+        {raises_index_axis}
+    TypeError
+        {raises_type_x}
+        {raises_type_ints_1d}
+    NotImplementedError
+        {raises_plan}
+
+    See Also
+    --------
+    rfft : The forward transform.
+    ifft : The inverse transform with complex output.
+    irfftn : The inverse of :func:`rfftn`.
+    scipy.fft.irfft : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dft}
+    The input stands for the full spectrum ``y`` with ``y[n - k] =
+    conj(y[k])``; the output length cannot be read from the input (both
+    ``2*(m - 1)`` and ``2*m - 1`` points have ``m`` independent
+    frequencies), hence ``n``.
+
+    {notes_cufft}
+
+    {notes_layout_1d}
+    cuFFT's complex-to-real transform destroys its input, so it always runs
+    on a private copy.
+
+    {notes_rows_apart}
+
+    References
+    ----------
+    {references_fft}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> x = gp.asarray(np.array([1.0, 2.0, 4.0, -1.0, 3.0]))  # doctest: +SKIP
+    >>> y = fft.rfft(x)  # doctest: +SKIP
+    >>> y.shape  # doctest: +SKIP
+    (3,)
+
+    The default length, ``2*(3 - 1) = 4``, is not the original one; ask for
+    5 points:
+
+    >>> fft.irfft(y).shape  # doctest: +SKIP
+    (4,)
+    >>> gp.asnumpy(fft.irfft(y, 5)).round(6)  # doctest: +SKIP
+    array([ 1.,  2.,  4., -1.,  3.])
+    """
     return _c2r(False, x, n, axis, norm, workers, plan)
 
 
+@fill_doc
 def hfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
-    """Compute the FFT of a signal that has Hermitian symmetry, i.e., a real
-    spectrum."""
+    """Compute the FFT of a signal with Hermitian symmetry (a real spectrum).
+
+    ``x`` is the first half of a signal with ``x[n - m] == conj(x[m])``;
+    its DFT is real. ``hfft(x, n)`` equals ``irfft(conj(x), n)`` with the
+    opposite normalisation (``norm="backward"`` here is "forward" there).
+
+    Parameters
+    ----------
+    {x_half}
+    {n_out}
+    {axis}
+    {norm}
+    {overwrite_x}
+    {workers}
+    {plan}
+
+    Returns
+    -------
+    out : gpuscipy_core.ndarray
+        The real spectrum: a new C-contiguous array on the current device,
+        shaped like ``x`` with ``n`` points along ``axis``.
+        {dtype_c2r}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_n_out}
+        {raises_value_norm_workers}
+    IndexError
+        {raises_index_axis}
+    TypeError
+        {raises_type_x}
+        {raises_type_ints_1d}
+    NotImplementedError
+        {raises_plan}
+
+    See Also
+    --------
+    ihfft : The inverse transform.
+    irfft : The same computation with the conjugate input and the inverse
+        normalisation.
+    hfftn : The transform over several axes.
+    scipy.fft.hfft : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dft}
+
+    {notes_cufft}
+
+    {notes_layout_1d}
+    The conjugate of a complex input is formed in a new array, which
+    cuFFT's complex-to-real transform then overwrites.
+
+    {notes_rows_apart}
+
+    References
+    ----------
+    {references_fft}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+
+    The first half of a Hermitian signal of 6 points has 4 entries:
+
+    >>> x = gp.asarray(np.array([4.0, 1 + 1j, 0.5j, 2.0]))  # doctest: +SKIP
+    >>> y = fft.hfft(x, 6)  # doctest: +SKIP
+    >>> y.shape, y.dtype  # doctest: +SKIP
+    ((6,), dtype('float64'))
+    >>> full = np.array([4.0, 1 + 1j, 0.5j, 2.0, -0.5j, 1 - 1j])
+    >>> np.allclose(gp.asnumpy(y), np.fft.fft(full).real)  # doctest: +SKIP
+    True
+    """
     return _c2r(True, x, n, axis, norm, workers, plan)
 
 
+@fill_doc
 def ihfft(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
-    """Compute the inverse FFT of a signal that has Hermitian symmetry."""
+    """Compute the inverse FFT of a signal with Hermitian symmetry.
+
+    The inverse of :func:`hfft`: from a real spectrum, the first
+    ``n//2 + 1`` points of its Hermitian-symmetric inverse DFT.
+    ``ihfft(x, n)`` equals ``conj(rfft(x, n))`` with the opposite
+    normalisation.
+
+    Parameters
+    ----------
+    {x_real}
+    {n_in}
+    {axis}
+    {norm}
+    {overwrite_x}
+    {workers}
+    {plan}
+
+    Returns
+    -------
+    out : gpuscipy_core.ndarray
+        The first ``n//2 + 1`` points of ``ifft(x, n, axis)``: a new
+        C-contiguous array on the current device, shaped like ``x`` with
+        ``n//2 + 1`` points along ``axis``.
+        {dtype_r2c}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_n}
+        {raises_value_norm_workers}
+    IndexError
+        {raises_index_axis}
+    TypeError
+        {raises_type_x}
+        {raises_type_real}
+        {raises_type_ints_1d}
+    NotImplementedError
+        {raises_plan}
+
+    See Also
+    --------
+    hfft : The forward transform.
+    rfft : The same computation, conjugated, with the forward
+        normalisation.
+    ihfftn : The transform over several axes.
+    scipy.fft.ihfft : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dft}
+
+    {notes_cufft}
+
+    {notes_layout_1d}
+    The conjugate is taken in place, after the normalisation.
+
+    {notes_rows_apart}
+
+    References
+    ----------
+    {references_fft}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> spectrum = np.array([15.0, -4.0, 0.0, -1.0, 0.0, -4.0])
+    >>> x = fft.ihfft(gp.asarray(spectrum))  # doctest: +SKIP
+    >>> x.shape, x.dtype  # doctest: +SKIP
+    ((4,), dtype('complex128'))
+    >>> np.allclose(gp.asnumpy(x), np.fft.ifft(spectrum)[:4])  # doctest: +SKIP
+    True
+    >>> np.allclose(gp.asnumpy(fft.hfft(x, 6)), spectrum)  # doctest: +SKIP
+    True
+    """
     return _r2c(False, x, n, axis, norm, workers, plan)
-
-
-fft.__doc__ += _DOC_1D.format(out="complex64 for float32/float16/complex64 "
-                              "input, else complex128", extra="")
-ifft.__doc__ += _DOC_1D.format(out="complex, as for fft", extra="")
-rfft.__doc__ += _DOC_1D.format(out="complex, the transformed axis of length "
-                               "n//2 + 1", extra=", or is complex")
-irfft.__doc__ += _DOC_1D.format(out="real, the transformed axis of length n "
-                                "(default 2*(m-1) for an input of length m)",
-                                extra="")
-hfft.__doc__ += _DOC_1D.format(out="real, of length n (default 2*(m-1))", extra="")
-ihfft.__doc__ += _DOC_1D.format(out="complex, of length n//2 + 1",
-                                extra=", or is complex")
 
 
 # ---------------------------------------------------------------------------
 # n-D
 # ---------------------------------------------------------------------------
-
-def _c2cn(forward, x, s, axes, norm, workers, plan):
-    h.check_plan(plan)
-    x = h.as_device(x)
-    dt = h.complex_of(h.compute_dtype(x.dtype))
-    s, axes = h.init_nd_shape_and_axes(x.shape, s, axes)
-    h.check_workers(workers)
-    if len(axes) == 0:
-        return x
-    norm = h.check_norm(norm)
-    a, _ = h.fix_shape(x, s, axes, dt)
-    direction = -1 if forward else 1
-    if _trailing(sorted(axes), a.ndim, s):
-        k = len(axes)
-        out = exec_trailing(a, k, "C2C", a.shape[a.ndim - k:], direction)
-    else:
-        out = a
-        for ax in reversed(axes):
-            out = exec_axis(out, ax, "C2C", out.shape[ax], direction)
-    return _scale(out, norm, _prod(s), forward)
-
-
-def _r2cn(forward, x, s, axes, norm, workers, plan):
-    h.check_plan(plan)
-    x = h.as_device(x)
-    rdt = h.compute_dtype(x.dtype, real_only=True)
-    s, axes = h.init_nd_shape_and_axes(x.shape, s, axes)
-    a, _ = h.fix_shape(x, s, axes, rdt) if axes else (x, False)
-    norm = h.check_norm(norm)
-    h.check_workers(workers)
-    if len(axes) == 0:
-        raise ValueError("at least 1 axis must be transformed")
-    if _one_plan(axes, a.shape, s):
-        out = exec_trailing(a, len(axes), "R2C", s)
-    else:
-        out = exec_axis(a, axes[-1], "R2C", s[-1])
-        del a
-        for ax in reversed(axes[:-1]):
-            out = exec_axis(out, ax, "C2C", out.shape[ax], -1)
-    _scale(out, norm, _prod(s), forward)
-    if not forward:
-        import gpuscipy_core as gp
-        gp.conjugate(out, out=out)
-    return out
-
-
-def _c2rn(forward, x, s, axes, norm, workers, plan):
-    h.check_plan(plan)
-    x = h.as_device(x)
-    cdt = h.complex_of(h.compute_dtype(x.dtype))
-    noshape = s is None
-    s, axes = h.init_nd_shape_and_axes(x.shape, s, axes)
-    if len(axes) == 0:
-        raise ValueError("at least 1 axis must be transformed")
-    s = list(s)
-    if noshape:
-        s[-1] = (x.shape[axes[-1]] - 1) * 2
-    norm = h.check_norm(norm)
-    h.check_workers(workers)
-    # an input of length 1 along the last axis gives one output point (SciPy)
-    lastsize = s[-1] = max(s[-1], 1)
-    half = list(s)
-    half[-1] = lastsize // 2 + 1
-    a, copied = h.fix_shape(x, half, axes, cdt)
-    if forward and x.dtype.kind == "c":
-        a = a.conj()
-        copied = True
-    if _one_plan(axes, a.shape, s):
-        if not copied:
-            a = a.copy()
-        out = exec_trailing(a, len(axes), "C2R", s, 1)
-    else:
-        # inverse C2C over all but the last axis, then C2R along it
-        for ax in reversed(axes[:-1]):
-            a = exec_axis(a, ax, "C2C", a.shape[ax], 1)
-            copied = True
-        if not copied:
-            a = a.copy()
-        out = exec_axis(a, axes[-1], "C2R", lastsize)
-    return _scale(out, norm, _prod(s), forward)
-
-
-_DOC_ND = """
-    Parameters
-    ----------
-    x : gpuscipy_core.ndarray
-        Input array.
-    s : sequence of ints, optional
-        Shape (length of each transformed axis) of the output; the input is
-        cut or zero-padded to it. {s_default}
-    axes : sequence of ints, optional
-        Axes over which to compute the transform. {axes_default}
-    norm : {{"backward", "ortho", "forward"}}, optional
-        Normalization mode. Default "backward".
-    overwrite_x : bool, optional
-        Accepted; the input is never modified.
-    workers : int, optional
-        Accepted and checked; ignored on the GPU.
-    plan : None
-        Precomputed plans are not supported (``NotImplementedError``).
-
-    Returns
-    -------
-    out : gpuscipy_core.ndarray
-        A new C-contiguous array; {out}.
-
-    Raises
-    ------
-    ValueError
-        ``s`` and ``axes`` of different lengths, repeated axes, axes out of
-        range, a length < 1, a bad ``norm``.
-    TypeError
-        ``x`` is not a device array{extra}.
-
-    Notes
-    -----
-    Transforms over the last one to three axes are a single cuFFT plan;
-    other axis sets are transformed one axis at a time.
-"""
-
-_S_DEF = "Default: the input's shape along ``axes``."
-_AX_ALL = "Default: all axes (the last ``len(s)`` axes when ``s`` is given)."
-_AX_2 = "Default: the last two axes."
-
-
-def fftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
-         plan=None):
-    """Compute the N-D discrete Fourier Transform."""
-    return _c2cn(True, x, s, axes, norm, workers, plan)
-
-
-def ifftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
-          plan=None):
-    """Compute the N-D inverse discrete Fourier Transform."""
-    return _c2cn(False, x, s, axes, norm, workers, plan)
-
-
-def fft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
-         plan=None):
-    """Compute the 2-D discrete Fourier Transform."""
-    return _c2cn(True, x, s, axes, norm, workers, plan)
-
-
-def ifft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
-          plan=None):
-    """Compute the 2-D inverse discrete Fourier Transform."""
-    return _c2cn(False, x, s, axes, norm, workers, plan)
-
-
-def rfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
-          plan=None):
-    """Compute the N-D discrete Fourier Transform for real input."""
-    return _r2cn(True, x, s, axes, norm, workers, plan)
-
-
-def rfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
-          plan=None):
-    """Compute the 2-D FFT of a real array."""
-    return _r2cn(True, x, s, axes, norm, workers, plan)
-
-
-def irfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
-           plan=None):
-    """Computes the inverse of :func:`rfftn`."""
-    return _c2rn(False, x, s, axes, norm, workers, plan)
-
-
-def irfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
-           plan=None):
-    """Computes the inverse of :func:`rfft2`."""
-    return _c2rn(False, x, s, axes, norm, workers, plan)
-
-
-def hfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
-          plan=None):
-    """Compute the N-D FFT of Hermitian symmetric complex input, i.e., a
-    signal with a real spectrum."""
-    return _c2rn(True, x, s, axes, norm, workers, plan)
-
-
-def hfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
-          plan=None):
-    """Compute the 2-D FFT of a Hermitian complex array."""
-    return _c2rn(True, x, s, axes, norm, workers, plan)
-
-
-def ihfftn(x, s=None, axes=None, norm=None, overwrite_x=False, workers=None, *,
-           plan=None):
-    """Compute the N-D inverse discrete Fourier Transform for a real spectrum."""
-    return _r2cn(False, x, s, axes, norm, workers, plan)
-
-
-def ihfft2(x, s=None, axes=(-2, -1), norm=None, overwrite_x=False, workers=None, *,
-           plan=None):
-    """Compute the 2-D inverse FFT of a real spectrum."""
-    return _r2cn(False, x, s, axes, norm, workers, plan)
-
-
-_C = "complex64 for float32/float16/complex64 input, else complex128"
-_HALF = "complex; the last transformed axis has length s[-1]//2 + 1"
-_REAL = ("real; the last transformed axis has length s[-1] (default "
-         "2*(m-1) for an input of length m)")
-_RONLY = ", or is complex"
-for _f, _ad, _o, _e in (
-        (fftn, _AX_ALL, _C, ""), (ifftn, _AX_ALL, _C, ""),
-        (fft2, _AX_2, _C, ""), (ifft2, _AX_2, _C, ""),
-        (rfftn, _AX_ALL, _HALF, _RONLY), (rfft2, _AX_2, _HALF, _RONLY),
-        (irfftn, _AX_ALL, _REAL, ""), (irfft2, _AX_2, _REAL, ""),
-        (hfftn, _AX_ALL, _REAL, ""), (hfft2, _AX_2, _REAL, ""),
-        (ihfftn, _AX_ALL, _HALF, _RONLY), (ihfft2, _AX_2, _HALF, _RONLY)):
-    _f.__doc__ += _DOC_ND.format(s_default=_S_DEF, axes_default=_ad, out=_o,
-                                 extra=_e)
-del _f, _ad, _o, _e
-

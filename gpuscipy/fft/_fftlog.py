@@ -17,6 +17,7 @@ import numpy
 
 from . import _helper as h
 from ._basic import irfft, rfft
+from ._docs import fill_doc
 
 __all__ = ["fht", "ifht", "fhtoffset"]
 
@@ -107,102 +108,210 @@ def _fht(x, name, dln, mu, offset, bias, inverse):
     return y * _bias_factor(n, dln, -1, bias, offset)
 
 
-_DOC_FHT = """
+@fill_doc
+def fht(a, dln, mu, offset=0.0, bias=0.0):
+    """Compute the fast Hankel transform.
+
+    The discrete Hankel transform of a periodic sequence sampled at
+    logarithmically spaced points, by the FFTLog algorithm [1]_; it
+    approximates ``A(k) = integral_0^inf a(r) J_mu(k r) k dr`` (``J_mu``
+    the Bessel function of order ``mu``).
+
     Parameters
     ----------
-    {inp} : gpuscipy_core.ndarray (..., n)
-        Real periodic input array, uniformly logarithmically spaced. For
-        multidimensional input, the transform is performed over the last
-        axis. Integer and float16 input compute in float64/float32 as in
-        SciPy.
-    dln : float
-        Uniform logarithmic spacing of the input array.
-    mu : float
-        Order of the Hankel transform, any positive or negative real number.
-    offset : float, optional
-        Offset of the uniform logarithmic spacing of the output array.
-    bias : float, optional
-        Exponent of power law bias, any positive or negative real number.
+    a : array_like, shape (..., n)
+        Real input: the values ``a(r_j)`` at ``r_j = r_c * exp((j - j_c) *
+        dln)``, ``j_c = (n - 1)/2``, taken as periodic. The transform runs
+        along the last axis, for every index of the others. Device arrays
+        are used where they are, other array_likes are copied to the
+        current device first.
+    {dln}
+    {mu}
+    {offset}
+    {bias}
 
     Returns
     -------
-    {out} : gpuscipy_core.ndarray (..., n)
-        The transformed output array, which is real, periodic, uniformly
-        logarithmically spaced, and of the same shape as the input array.
+    A : gpuscipy_core.ndarray, shape (..., n)
+        The transform at ``k_j = k_c * exp((j - j_c) * dln)`` with ``k_c * r_c
+        = exp(offset)``: a new C-contiguous real array of the shape of
+        ``a``. float64, except float32 for float16 and float32 input when
+        ``bias`` is 0 (the bias factors are float64).
 
     Raises
     ------
     TypeError
-        Complex input, or ``{inp}`` is not a device array.
+        ``a`` cannot be read as an array of numbers, or is complex ("x
+        must be a real sequence").
     IndexError
-        0-d input.
+        ``a`` is 0-d.
+    ZeroDivisionError
+        {raises_zero_dln}
+    ValueError
+        {raises_value_fht_empty}
+
+    Warns
+    -----
+    UserWarning
+        "singular transform; consider changing the bias": the kernel
+        coefficient of frequency zero is infinite for this ``mu`` and
+        ``bias``; it is replaced by 0.
+
+    See Also
+    --------
+    ifht : The inverse transform.
+    fhtoffset : The offset that gives the least ringing.
+    scipy.fft.fht : The CPU function this mirrors.
 
     Notes
     -----
-    Same definition as :func:`scipy.fft.{name}`. The kernel coefficients
-    are computed on the host (scipy.special.loggamma), the FFTs on the GPU.
+    {notes_fftlog}
 
     References
     ----------
-    .. [1] Hamilton A. J. S., 2000, MNRAS, 312, 257 (astro-ph/9905191)
-"""
+    {references_fftlog}
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.fft
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
 
-def fht(a, dln, mu, offset=0.0, bias=0.0):
-    """Compute the fast Hankel transform.
+    ``r**(mu + 1) * exp(-r**2 / 2)`` has the Hankel transform
+    ``k**(mu + 1) * exp(-k**2 / 2)``; sample it on 128 logarithmic points:
 
-    Computes the discrete Hankel transform of a logarithmically spaced
-    periodic sequence using the FFTLog algorithm.
+    >>> mu, n, dln = 0.0, 128, 0.1
+    >>> r = np.exp((np.arange(n) - (n - 1) / 2) * dln)
+    >>> offset = fft.fhtoffset(dln, mu)
+    >>> k = np.exp(offset) / r[::-1]
+    >>> a = gp.asarray(r**(mu + 1) * np.exp(-r**2 / 2))  # doctest: +SKIP
+    >>> A = fft.fht(a, dln, mu, offset=offset)  # doctest: +SKIP
+    >>> A.shape, A.dtype  # doctest: +SKIP
+    ((128,), dtype('float64'))
+    >>> exact = k**(mu + 1) * np.exp(-k**2 / 2)
+    >>> bool(np.allclose(gp.asnumpy(A), exact, atol=2e-3))  # doctest: +SKIP
+    True
     """
     return _fht(a, "a", dln, mu, offset, bias, False)
 
 
+@fill_doc
 def ifht(A, dln, mu, offset=0.0, bias=0.0):
     """Compute the inverse fast Hankel transform.
 
-    Computes the discrete inverse Hankel transform of a logarithmically
-    spaced periodic sequence. This is the inverse operation to :func:`fht`.
+    The inverse of :func:`fht` for the same ``dln``, ``mu``, ``offset`` and
+    ``bias``; it approximates ``a(r) = integral_0^inf A(k) J_mu(k r) r
+    dk`` on logarithmically spaced points (FFTLog [1]_).
+
+    Parameters
+    ----------
+    A : array_like, shape (..., n)
+        Real input: the values ``A(k_j)`` at ``k_j = k_c * exp((j - j_c) *
+        dln)``, ``j_c = (n - 1)/2``, taken as periodic. The transform runs
+        along the last axis, for every index of the others. Device arrays
+        are used where they are, other array_likes are copied to the
+        current device first.
+    {dln}
+    {mu}
+    {offset}
+    {bias}
+
+    Returns
+    -------
+    a : gpuscipy_core.ndarray, shape (..., n)
+        The inverse transform at ``r_j = r_c * exp((j - j_c) * dln)`` with
+        ``k_c * r_c = exp(offset)``: a new C-contiguous real array of the
+        shape of ``A``. float64, except float32 for float16 and float32
+        input when ``bias`` is 0 (the bias factors are float64).
+
+    Raises
+    ------
+    TypeError
+        ``A`` cannot be read as an array of numbers, or is complex ("x
+        must be a real sequence").
+    IndexError
+        ``A`` is 0-d.
+    ZeroDivisionError
+        {raises_zero_dln}
+    ValueError
+        {raises_value_fht_empty}
+
+    Warns
+    -----
+    UserWarning
+        "singular inverse transform; consider changing the bias": the
+        kernel coefficient of frequency zero is 0 for this ``mu`` and
+        ``bias``; it is replaced by infinity.
+
+    See Also
+    --------
+    fht : The forward transform.
+    fhtoffset : The offset that gives the least ringing.
+    scipy.fft.ifht : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_fftlog}
+    The inverse divides by the conjugate coefficients, and reverses the
+    bias factors.
+
+    References
+    ----------
+    {references_fftlog}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> n, dln, mu, bias = 64, 0.05, 0.5, 0.3
+    >>> r = np.exp((np.arange(n) - (n - 1) / 2) * dln)
+    >>> a = r**1.5 * np.exp(-r)
+    >>> offset = fft.fhtoffset(dln, mu, bias=bias)
+    >>> A = fft.fht(gp.asarray(a), dln, mu, offset=offset, bias=bias)  # doctest: +SKIP
+    >>> back = fft.ifht(A, dln, mu, offset=offset, bias=bias)  # doctest: +SKIP
+    >>> np.allclose(gp.asnumpy(back), a)  # doctest: +SKIP
+    True
     """
     return _fht(A, "A", dln, mu, offset, bias, True)
 
 
-fht.__doc__ += _DOC_FHT.format(inp="a", out="A", name="fht")
-ifht.__doc__ += _DOC_FHT.format(inp="A", out="a", name="ifht")
-
-
+@fill_doc
 def fhtoffset(dln, mu, initial=0.0, bias=0.0):
-    """Return optimal offset for a fast Hankel transform.
+    """Return the optimal offset for a fast Hankel transform.
 
-    Returns an offset close to `initial` that fulfils the low-ringing
-    condition of Hamilton (2000) for the fast Hankel transform `fht` with
-    logarithmic spacing `dln`, order `mu` and bias `bias`. Computed on the
-    host (a scalar).
+    The offset closest to ``initial`` that fulfils the low-ringing
+    condition of Hamilton [1]_ for :func:`fht` and :func:`ifht` with
+    spacing ``dln``, order ``mu`` and bias ``bias``. Computed on the host.
 
     Parameters
     ----------
-    dln : float
-        Uniform logarithmic spacing of the transform.
-    mu : float
-        Order of the Hankel transform, any positive or negative real number.
+    {dln}
+    {mu}
     initial : float, optional
-        Initial value for the offset. Returns the closest value that fulfils
-        the low-ringing condition.
-    bias : float, optional
-        Exponent of power law bias, any positive or negative real number.
+        Initial value for the offset; the result is the closest value that
+        fulfils the low-ringing condition. Default 0.
+    {bias}
 
     Returns
     -------
     offset : float
-        Optimal offset of the uniform logarithmic spacing of the transform
-        that fulfils a low-ringing condition (a NumPy float64 scalar on
-        the host).
+        The offset (a NumPy float64 scalar on the host), to be passed as
+        ``offset`` to :func:`fht` or :func:`ifht`.
 
     Raises
     ------
     ZeroDivisionError
-        ``dln`` is zero (a Python number).
+        ``dln`` is a Python number equal to 0.
     TypeError
-        A non-numeric argument.
+        An argument is not a number.
+
+    See Also
+    --------
+    fht : The fast Hankel transform.
+    ifht : The inverse fast Hankel transform.
+    scipy.fft.fhtoffset : The CPU function this mirrors.
 
     Notes
     -----
@@ -220,7 +329,14 @@ def fhtoffset(dln, mu, initial=0.0, bias=0.0):
 
     References
     ----------
-    .. [1] Hamilton A. J. S., 2000, MNRAS, 312, 257 (astro-ph/9905191)
+    {references_fftlog}
+
+    Examples
+    --------
+    >>> import gpuscipy.fft as fft
+    >>> off = fft.fhtoffset(0.1, mu=0.5, initial=0.3)
+    >>> round(float(off), 6)
+    0.272357
     """
     from scipy.special import loggamma
     lnkr, q = initial, bias

@@ -12,6 +12,8 @@ from numbers import Number
 
 import numpy
 
+from ._docs import fill_doc
+
 __all__ = ["fftfreq", "rfftfreq", "fftshift", "ifftshift", "next_fast_len",
            "prev_fast_len"]
 
@@ -242,27 +244,26 @@ def fix_shape(x, shape, axes, dtype):
 # public helpers
 # ---------------------------------------------------------------------------
 
+@fill_doc
 def fftfreq(n, d=1.0, *, xp=None, device=None):
-    """Return the Discrete Fourier Transform sample frequencies.
+    """Return the discrete Fourier transform sample frequencies.
 
-    ``f = [0, 1, ..., n//2 - 1, -(n//2), ..., -1] / (d*n)`` for even ``n``,
-    ``[0, 1, ..., (n-1)//2, -((n-1)//2), ..., -1] / (d*n)`` for odd ``n``.
+    The frequency of each output index of an ``n``-point :func:`fft`, in
+    cycles per unit of ``d``: ``[0, 1, ..., n//2 - 1, -(n//2), ..., -1] /
+    (d*n)`` for even ``n`` and ``[0, 1, ..., (n-1)//2, -((n-1)//2), ...,
+    -1] / (d*n)`` for odd ``n``.
 
     Parameters
     ----------
-    n : int
-        Window length.
-    d : scalar, optional
-        Sample spacing (inverse of the sampling rate). Default 1.
-    xp, device : optional
-        Accepted for SciPy compatibility; the result is always a
-        gpuscipy_core array on the current device.
+    {n_window}
+    {d_spacing}
+    {xp_device}
 
     Returns
     -------
-    f : gpuscipy_core.ndarray, shape (n,), float64
-        Sample frequencies, in cycles per unit of ``d`` (complex128 for a
-        complex ``d``, as NumPy).
+    f : gpuscipy_core.ndarray, shape (n,)
+        The sample frequencies on the current device, float64 (complex128
+        for a complex ``d``, as in NumPy).
 
     Raises
     ------
@@ -271,37 +272,52 @@ def fftfreq(n, d=1.0, *, xp=None, device=None):
     ZeroDivisionError
         ``n == 0`` or ``d == 0``.
 
+    See Also
+    --------
+    rfftfreq : The frequencies of :func:`rfft`'s output.
+    fftshift : Reorders them (and a spectrum) with zero in the middle.
+    scipy.fft.fftfreq : The CPU function this mirrors.
+
     Notes
     -----
     Computed on the host by :func:`numpy.fft.fftfreq` (``n`` values, cheap
     next to any transform of that length) and copied to the current device
     with one host-to-device copy; no kernel. The values are therefore
     exactly NumPy's and SciPy's.
+
+    Examples
+    --------
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> f = fft.fftfreq(8, d=0.1)  # doctest: +SKIP
+    >>> f.dtype  # doctest: +SKIP
+    dtype('float64')
+    >>> gp.asnumpy(f)  # doctest: +SKIP
+    array([ 0.  ,  1.25,  2.5 ,  3.75, -5.  , -3.75, -2.5 , -1.25])
     """
     import gpuscipy_core as gp
     return gp.asarray(numpy.fft.fftfreq(n, d))
 
 
+@fill_doc
 def rfftfreq(n, d=1.0, *, xp=None, device=None):
     """Return the sample frequencies of :func:`rfft`.
 
-    ``f = [0, 1, ..., n//2] / (d*n)``.
+    The frequency of each output index of an ``n``-point :func:`rfft`, in
+    cycles per unit of ``d``: ``[0, 1, ..., n//2] / (d*n)``.
 
     Parameters
     ----------
-    n : int
-        Window length.
-    d : scalar, optional
-        Sample spacing. Default 1.
-    xp, device : optional
-        Accepted for SciPy compatibility.
+    {n_window}
+    {d_spacing}
+    {xp_device}
 
     Returns
     -------
-    f : gpuscipy_core.ndarray, shape (n//2 + 1,), float64
-        Non-negative sample frequencies, in cycles per unit of ``d``
+    f : gpuscipy_core.ndarray, shape (n//2 + 1,)
+        The non-negative sample frequencies on the current device, float64
         (complex128 for a complex ``d``). A negative ``n`` gives an empty
-        array, as NumPy.
+        array, as in NumPy.
 
     Raises
     ------
@@ -310,11 +326,24 @@ def rfftfreq(n, d=1.0, *, xp=None, device=None):
     ZeroDivisionError
         ``n == 0`` or ``d == 0``.
 
+    See Also
+    --------
+    fftfreq : The frequencies of :func:`fft`'s output.
+    rfft : The transform whose output they label.
+    scipy.fft.rfftfreq : The CPU function this mirrors.
+
     Notes
     -----
     Computed on the host by :func:`numpy.fft.rfftfreq` and copied to the
     current device with one host-to-device copy; no kernel. The values are
     exactly NumPy's and SciPy's.
+
+    Examples
+    --------
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> gp.asnumpy(fft.rfftfreq(8, d=0.1))  # doctest: +SKIP
+    array([0.  , 1.25, 2.5 , 3.75, 5.  ])
     """
     import gpuscipy_core as gp
     return gp.asarray(numpy.fft.rfftfreq(n, d))
@@ -373,15 +402,18 @@ def _half_roll(x, axes, sign):
     return _roll(x, shifts)
 
 
+@fill_doc
 def fftshift(x, axes=None):
     """Shift the zero-frequency component to the centre of the spectrum.
 
+    Rolls each axis of ``axes`` by half its length, so that the output of
+    :func:`fft` (and :func:`fftfreq`) runs from the most negative frequency
+    to the most positive one.
+
     Parameters
     ----------
-    x : gpuscipy_core.ndarray
-        Input array.
-    axes : int or shape tuple, optional
-        Axes over which to shift. Default is all axes.
+    {x_shift}
+    {axes_shift}
 
     Returns
     -------
@@ -393,33 +425,45 @@ def fftshift(x, axes=None):
     Raises
     ------
     TypeError
-        ``x`` is not a gpuscipy_core array (host data must be copied with
-        ``gpuscipy_core.asarray`` first), or an entry of ``axes`` is not an
-        integer.
+        {raises_type_shift}
     numpy.exceptions.AxisError
-        An entry of ``axes`` is out of range.
+        {raises_axis_shift}
+
+    See Also
+    --------
+    ifftshift : The inverse shift.
+    fftfreq : The frequencies, in the order fftshift undoes.
+    scipy.fft.fftshift : The CPU function this mirrors.
 
     Notes
     -----
-    The roll is planned on the host from the shape alone: along each
-    rolled axis the output is two slices of the input (``out[k:] =
-    x[:n-k]``, ``out[:k] = x[n-k:]``), so ``k`` rolled axes make ``2**k``
-    strided device-to-device block copies (indexed assignments) into the
-    new array (none for an empty array), with no host synchronisation. An
-    axis named twice in ``axes`` is rolled twice, as in NumPy.
+    {notes_shift}
+
+    Examples
+    --------
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> f = fft.fftfreq(5, d=0.2)  # doctest: +SKIP
+    >>> gp.asnumpy(f)  # doctest: +SKIP
+    array([ 0.,  1.,  2., -2., -1.])
+    >>> gp.asnumpy(fft.fftshift(f))  # doctest: +SKIP
+    array([-2., -1.,  0.,  1.,  2.])
     """
     return _half_roll(x, axes, 1)
 
 
+@fill_doc
 def ifftshift(x, axes=None):
-    """The inverse of :func:`fftshift` (they differ for odd lengths).
+    """The inverse of :func:`fftshift`.
+
+    Rolls each axis of ``axes`` back by half its length, so that the
+    zero-frequency term returns to index 0. The two functions differ for
+    odd lengths only.
 
     Parameters
     ----------
-    x : gpuscipy_core.ndarray
-        Input array.
-    axes : int or shape tuple, optional
-        Axes over which to shift. Default is all axes.
+    {x_shift}
+    {axes_shift}
 
     Returns
     -------
@@ -431,15 +475,29 @@ def ifftshift(x, axes=None):
     Raises
     ------
     TypeError
-        ``x`` is not a gpuscipy_core array, or an entry of ``axes`` is not
-        an integer.
+        {raises_type_shift}
     numpy.exceptions.AxisError
-        An entry of ``axes`` is out of range.
+        {raises_axis_shift}
+
+    See Also
+    --------
+    fftshift : The forward shift.
+    scipy.fft.ifftshift : The CPU function this mirrors.
 
     Notes
     -----
-    The same block-copy roll as :func:`fftshift` (``2**k`` strided
-    device-to-device copies for ``k`` rolled axes), by the opposite amount.
+    {notes_shift}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> x = gp.asarray(np.arange(5))  # doctest: +SKIP
+    >>> gp.asnumpy(fft.fftshift(x))  # doctest: +SKIP
+    array([3, 4, 0, 1, 2])
+    >>> gp.asnumpy(fft.ifftshift(fft.fftshift(x)))  # doctest: +SKIP
+    array([0, 1, 2, 3, 4])
     """
     return _half_roll(x, axes, -1)
 
@@ -465,54 +523,63 @@ def _is_smooth(n):
     return n == 1
 
 
+@fill_doc
 def next_fast_len(target, real=False):
     """Find the next fast size of input data to ``fft``, for zero-padding.
 
-    cuFFT is fastest for sizes of the form ``2**a * 3**b * 5**c * 7**d``;
-    this returns the smallest such number >= ``target``.
+    cuFFT is fastest for lengths of the form ``2**a * 3**b * 5**c * 7**d``
+    (7-smooth numbers); this returns the smallest such length that is at
+    least ``target``.
 
     Parameters
     ----------
     target : int
         Length to start searching from; a non-negative integer.
     real : bool, optional
-        Whether the transform is real (``rfft``). Odd real lengths over
-        several rows run as complex transforms here (cuFFT would pair the
-        rows, see :mod:`gpuscipy.fft`), twice the work, so for ``real``
-        targets above 6 the answer is even.
+        Whether the transform is a real one (:func:`rfft` and friends). A
+        real transform of odd length over several rows runs here as a
+        complex one (see :func:`rfft`), twice the work, so for ``real``
+        targets above 6 the answer is even. Default False.
 
     Returns
     -------
     out : int
         The smallest 7-smooth number greater than or equal to ``target``
-        (for ``real``, the smallest even one when ``target`` > 6).
+        (for ``real``, the smallest even one when ``target`` > 6); targets
+        up to 6 (0 included) are returned as they are.
 
     Raises
     ------
-    ValueError
-        ``target`` is negative ("Target length must be positive").
-    TypeError
-        ``target`` is not an integer (a float included).
+    {raises_target}
+
+    See Also
+    --------
+    prev_fast_len : The largest fast length not above the target.
+    scipy.fft.next_fast_len : The CPU function this mirrors, for pocketfft.
 
     Notes
     -----
-    Pure Python integer arithmetic on the host, exact for any size (SciPy
-    raises OverflowError beyond the C ``ssize_t`` range). Targets up to 6
-    are returned as they are (0 included). Up to ``2**40`` the answer is
-    looked up in a sorted table of the 7-smooth numbers (built once);
-    beyond it, for every product
-    ``p = 3**b * 5**c * 7**d`` up to about ``target``, the smallest
-    power-of-two multiple ``p * 2**a >= target`` is formed and the
-    smallest of these is returned: ``O(log(target)**3)`` candidates.
-    cuFFT's documentation names sizes ``2**a * 3**b * 5**c * 7**d`` as
+    cuFFT's documentation names lengths ``2**a * 3**b * 5**c * 7**d`` as
     the ones its algorithms are optimised for (NVIDIA, cuFFT Library
-    User's Guide).
+    User's Guide). SciPy's answer is for pocketfft instead (11-smooth
+    lengths for complex transforms, 5-smooth for real ones), so the two
+    functions can differ.
 
-    Differences from SciPy
-    ----------------------
-    SciPy answers for pocketfft (11-smooth sizes for complex transforms,
-    5-smooth for real ones); the fast sizes of cuFFT are the 7-smooth ones,
-    even ones for real transforms.
+    Pure Python integer arithmetic on the host, exact for any size (SciPy
+    raises OverflowError beyond the C ``ssize_t`` range). Up to ``2**40``
+    the answer is looked up in a sorted table of the 7-smooth numbers
+    (built once, on first use); beyond it, for every product ``p = 3**b *
+    5**c * 7**d`` up to about ``target``, the smallest power-of-two
+    multiple ``p * 2**a >= target`` is formed and the smallest of these is
+    returned: ``O(log(target)**3)`` candidates.
+
+    Examples
+    --------
+    >>> import gpuscipy.fft as fft
+    >>> fft.next_fast_len(1021)
+    1024
+    >>> fft.next_fast_len(13), fft.next_fast_len(11, real=True)
+    (14, 12)
     """
     t = _check_target(target)
     if t <= 6:
@@ -591,39 +658,52 @@ def _search_smooth(t):
     return best
 
 
+@fill_doc
 def prev_fast_len(target, real=False):
     """Find the previous fast size of input data to ``fft``, for truncation.
+
+    The largest length of the form ``2**a * 3**b * 5**c * 7**d`` (a 7-smooth
+    number, the lengths cuFFT is fastest for) that is at most ``target``.
 
     Parameters
     ----------
     target : int
         Maximum length to search down from; a non-negative integer.
     real : bool, optional
-        Accepted for SciPy compatibility.
+        Accepted for SciPy compatibility; the answer is the same for real
+        and complex transforms. Default False.
 
     Returns
     -------
     out : int
-        The largest 7-smooth number less than or equal to ``target``.
+        The largest 7-smooth number less than or equal to ``target``;
+        targets up to 6 (0 included) are returned as they are.
 
     Raises
     ------
-    ValueError
-        ``target`` is negative ("Target length must be positive").
-    TypeError
-        ``target`` is not an integer (a float included).
+    {raises_target}
+
+    See Also
+    --------
+    next_fast_len : The smallest fast length not below the target.
+    scipy.fft.prev_fast_len : The CPU function this mirrors, for pocketfft.
 
     Notes
     -----
-    Pure Python integer arithmetic on the host, exact for any size. Targets
-    up to 6 are returned as they are. Otherwise, for every product
-    ``p = 3**b * 5**c * 7**d <= target``, the largest power-of-two multiple
-    ``p * 2**a <= target`` is ``p << (bit_length(target // p) - 1)``; the
-    largest of these is returned.
+    7-smooth lengths (cuFFT's fast sizes) instead of the pocketfft lengths
+    SciPy looks for, so the two functions can differ. Pure Python integer
+    arithmetic on the host, exact for any size: for every product ``p =
+    3**b * 5**c * 7**d <= target``, the largest power-of-two multiple ``p *
+    2**a <= target`` is ``p << (bit_length(target // p) - 1)``; the largest
+    of these is returned.
 
-    Differences from SciPy
-    ----------------------
-    7-smooth (cuFFT's fast sizes) instead of pocketfft's.
+    Examples
+    --------
+    >>> import gpuscipy.fft as fft
+    >>> fft.prev_fast_len(1021)
+    1008
+    >>> fft.prev_fast_len(1024)
+    1024
     """
     t = _check_target(target)
     if t <= 6:

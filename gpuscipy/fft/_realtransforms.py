@@ -27,6 +27,7 @@ from gpuscipy_core.kernel import read_source
 
 from . import _helper as h
 from . import _basic
+from ._docs import fill_doc
 from ._plan import execute, get_plan
 
 __all__ = ["dct", "idct", "dst", "idst", "dctn", "idctn", "dstn", "idstn"]
@@ -321,124 +322,594 @@ def _r2rn(forward, dst, x, type, s, axes, norm, workers, orthogonalize):
     return a
 
 
-_DOC = """
+@fill_doc
+def dct(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
+        orthogonalize=None):
+    """Return the discrete cosine transform of type 1, 2, 3 or 4 of ``x``.
+
+    The DCT of ``x`` along one axis, for every index of the other axes, on
+    the GPU; the same definitions and normalisations as SciPy.
+
     Parameters
     ----------
-    x : gpuscipy_core.ndarray
-        The input array (bool/integers compute in float64, float16 in
-        float32; complex input is transformed part by part).
-    type : {{1, 2, 3, 4}}, optional
-        Type of the {name} (see Notes). Default type is 2.
-    {n_param}
-    norm : {{"backward", "ortho", "forward"}}, optional
-        Normalization mode (see Notes). Default is "backward".
-    overwrite_x : bool, optional
-        Accepted; the input is never modified.
-    workers : int, optional
-        Accepted and checked like SciPy's; ignored on the GPU.
-    orthogonalize : bool, optional
-        Whether to use the orthogonalized {name} variant. Defaults to
-        ``True`` when ``norm="ortho"`` and ``False`` otherwise.
+    {x_any}
+        Complex input is transformed part by part (real and imaginary).
+    {type_r2r}
+    {n_in}
+    {axis}
+    {norm_r2r}
+    {overwrite_x}
+    {workers}
+    {orthogonalize}
 
     Returns
     -------
     y : gpuscipy_core.ndarray
-        The transformed array: same shape as ``x`` except along the
-        transformed axes, float32/64 or complex64/128 (C-contiguous).
+        The transform: a new C-contiguous array on the current device,
+        shaped like ``x`` with ``n`` points along ``axis``.
+        {dtype_r2r}
 
     Raises
     ------
     ValueError
-        A bad ``type``, ``norm`` or length (< 1).
-    RuntimeError
-        A type-1 DCT of length 1: the installed SciPy's exception and
-        message ("zero-length FFT requested" up to SciPy 1.17, "... no
-        zero-sized FFTs" from 1.18).
+        {raises_value_n}
+        {raises_value_norm_workers}
+        {raises_value_type}
+    IndexError
+        {raises_index_axis}
     TypeError
-        ``x`` is not a device array.
+        {raises_type_x}
+        {raises_type_ints_1d}
+        {raises_type_type}
+    RuntimeError
+        {raises_runtime_dct1}
+
+    See Also
+    --------
+    idct : The inverse transform.
+    dctn : The transform over several axes.
+    dst : The discrete sine transform.
+    scipy.fft.dct : The CPU function this mirrors.
 
     Notes
     -----
-    Same definitions and normalisations as :func:`scipy.fft.{name}`.
-    Each 1-D transform is one batched cuFFT transform of length N (type 2:
-    N/2 complex points for even N, Makhoul's reordering; type 3: N real
-    points; type 4: N/2 complex points for even N, 2N for odd N; type 1:
-    the symmetric extension of length 2(N-1) or 2(N+1)) between two fused
-    pre/post-processing kernels.
+    {notes_dct_types}
+
+    {notes_r2r_method}
 
     References
     ----------
-    .. [1] J. Makhoul, "A fast cosine transform in one and two dimensions",
-       IEEE Trans. Acoust., Speech, Signal Process. 28(1), 27-34, 1980.
-    .. [2] Z. Wang, "Fast algorithms for the discrete W transform and for
-       the discrete Fourier transform", IEEE TASSP 32(4), 803-816, 1984.
-"""
+    {references_r2r}
 
-_N_1D = """n : int, optional
-        Length of the transform; the input is cut or zero-padded.
-    axis : int, optional
-        Axis along which the transform is computed; the default is the last."""
-_S_ND = """s : int or array_like of ints, optional
-        The shape of the result along ``axes``; the input is cut or
-        zero-padded.
-    axes : int or array_like of ints, optional
-        Axes over which to compute the transform. Default: all axes (the
-        last ``len(s)`` when ``s`` is given)."""
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.fft
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> x = np.array([1.0, 2.0, 1.0, -1.0, 0.5])
+    >>> y = fft.dct(gp.asarray(x))  # doctest: +SKIP
+    >>> y.dtype, np.allclose(gp.asnumpy(y), scipy.fft.dct(x))  # doctest: +SKIP
+    (dtype('float64'), True)
 
+    With ``norm="ortho"`` the transform is orthogonal, so it keeps the sum
+    of squares:
 
-def dct(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
-        orthogonalize=None):
-    """Return the Discrete Cosine Transform of arbitrary type sequence x."""
+    >>> yo = gp.asnumpy(fft.dct(gp.asarray(x), norm="ortho"))  # doctest: +SKIP
+    >>> bool(np.isclose(np.sum(yo**2), np.sum(x**2)))  # doctest: +SKIP
+    True
+    """
     return _r2r(True, False, x, type, n, axis, norm, workers, orthogonalize)
 
 
+@fill_doc
 def idct(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
          orthogonalize=None):
-    """Return the Inverse Discrete Cosine Transform of an arbitrary type sequence."""
+    """Return the inverse discrete cosine transform of type 1, 2, 3 or 4.
+
+    The inverse of :func:`dct` of the same type and ``norm``:
+    ``idct(dct(x, t), t) == x`` up to rounding. The inverse of type 2 is a
+    type-3 transform and the inverse of type 3 a type-2 one, each with the
+    opposite normalisation; types 1 and 4 are their own inverses up to
+    scaling.
+
+    Parameters
+    ----------
+    {x_any}
+        Complex input is transformed part by part (real and imaginary).
+    {type_r2r}
+    {n_in}
+    {axis}
+    {norm_r2r}
+    {overwrite_x}
+    {workers}
+    {orthogonalize}
+
+    Returns
+    -------
+    y : gpuscipy_core.ndarray
+        The inverse transform: a new C-contiguous array on the current
+        device, shaped like ``x`` with ``n`` points along ``axis``.
+        {dtype_r2r}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_n}
+        {raises_value_norm_workers}
+        {raises_value_type}
+    IndexError
+        {raises_index_axis}
+    TypeError
+        {raises_type_x}
+        {raises_type_ints_1d}
+        {raises_type_type}
+    RuntimeError
+        {raises_runtime_dct1}
+
+    See Also
+    --------
+    dct : The forward transform.
+    idctn : The inverse over several axes.
+    idst : The inverse discrete sine transform.
+    scipy.fft.idct : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dct_types}
+
+    {notes_r2r_method}
+
+    References
+    ----------
+    {references_r2r}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> x = np.array([1.0, 2.0, 1.0, -1.0, 0.5])
+    >>> for t in (1, 2, 3, 4):  # doctest: +SKIP
+    ...     back = fft.idct(fft.dct(gp.asarray(x), type=t), type=t)
+    ...     print(t, np.allclose(gp.asnumpy(back), x))
+    1 True
+    2 True
+    3 True
+    4 True
+    """
     return _r2r(False, False, x, type, n, axis, norm, workers, orthogonalize)
 
 
+@fill_doc
 def dst(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
         orthogonalize=None):
-    """Return the Discrete Sine Transform of arbitrary type sequence x."""
+    """Return the discrete sine transform of type 1, 2, 3 or 4 of ``x``.
+
+    The DST of ``x`` along one axis, for every index of the other axes, on
+    the GPU; the same definitions and normalisations as SciPy.
+
+    Parameters
+    ----------
+    {x_any}
+        Complex input is transformed part by part (real and imaginary).
+    {type_r2r}
+    {n_in}
+    {axis}
+    {norm_r2r}
+    {overwrite_x}
+    {workers}
+    {orthogonalize}
+
+    Returns
+    -------
+    y : gpuscipy_core.ndarray
+        The transform: a new C-contiguous array on the current device,
+        shaped like ``x`` with ``n`` points along ``axis``.
+        {dtype_r2r}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_n}
+        {raises_value_norm_workers}
+        {raises_value_type}
+    IndexError
+        {raises_index_axis}
+    TypeError
+        {raises_type_x}
+        {raises_type_ints_1d}
+        {raises_type_type}
+
+    See Also
+    --------
+    idst : The inverse transform.
+    dstn : The transform over several axes.
+    dct : The discrete cosine transform.
+    scipy.fft.dst : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dst_types}
+
+    {notes_r2r_method}
+
+    References
+    ----------
+    {references_r2r}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.fft
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> x = np.linspace(0.0, 1.0, 6, dtype=np.float32)
+    >>> y = fft.dst(gp.asarray(x), type=4)  # doctest: +SKIP
+    >>> ref = scipy.fft.dst(x, type=4)
+    >>> y.dtype, np.allclose(gp.asnumpy(y), ref, atol=1e-5)  # doctest: +SKIP
+    (dtype('float32'), True)
+    """
     return _r2r(True, True, x, type, n, axis, norm, workers, orthogonalize)
 
 
+@fill_doc
 def idst(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
          orthogonalize=None):
-    """Return the Inverse Discrete Sine Transform of an arbitrary type sequence."""
+    """Return the inverse discrete sine transform of type 1, 2, 3 or 4.
+
+    The inverse of :func:`dst` of the same type and ``norm``:
+    ``idst(dst(x, t), t) == x`` up to rounding. The inverse of type 2 is a
+    type-3 transform and the inverse of type 3 a type-2 one, each with the
+    opposite normalisation; types 1 and 4 are their own inverses up to
+    scaling.
+
+    Parameters
+    ----------
+    {x_any}
+        Complex input is transformed part by part (real and imaginary).
+    {type_r2r}
+    {n_in}
+    {axis}
+    {norm_r2r}
+    {overwrite_x}
+    {workers}
+    {orthogonalize}
+
+    Returns
+    -------
+    y : gpuscipy_core.ndarray
+        The inverse transform: a new C-contiguous array on the current
+        device, shaped like ``x`` with ``n`` points along ``axis``.
+        {dtype_r2r}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_n}
+        {raises_value_norm_workers}
+        {raises_value_type}
+    IndexError
+        {raises_index_axis}
+    TypeError
+        {raises_type_x}
+        {raises_type_ints_1d}
+        {raises_type_type}
+
+    See Also
+    --------
+    dst : The forward transform.
+    idstn : The inverse over several axes.
+    idct : The inverse discrete cosine transform.
+    scipy.fft.idst : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dst_types}
+
+    {notes_r2r_method}
+
+    References
+    ----------
+    {references_r2r}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> x = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, 1.5]])
+    >>> y = fft.dst(gp.asarray(x), type=3, norm="ortho")  # doctest: +SKIP
+    >>> back = fft.idst(y, type=3, norm="ortho")  # doctest: +SKIP
+    >>> back.shape, np.allclose(gp.asnumpy(back), x)  # doctest: +SKIP
+    ((2, 3), True)
+    """
     return _r2r(False, True, x, type, n, axis, norm, workers, orthogonalize)
 
 
+@fill_doc
 def dctn(x, type=2, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
          *, orthogonalize=None):
-    """Return multidimensional Discrete Cosine Transform along the specified axes."""
+    """Return the N-D discrete cosine transform along the given axes.
+
+    The 1-D transform of :func:`dct` applied along each of ``axes`` in
+    turn (by default all axes).
+
+    Parameters
+    ----------
+    {x_any}
+        Complex input is transformed part by part (real and imaginary).
+    {type_r2r}
+    {s_in}
+    {axes_all}
+    {norm_r2r}
+    {overwrite_x}
+    {workers}
+    {orthogonalize}
+        Keyword only.
+
+    Returns
+    -------
+    y : gpuscipy_core.ndarray
+        The transform: a new C-contiguous array on the current device,
+        shaped like ``x`` with the lengths ``s`` along ``axes``.
+        {dtype_r2r}
+        {returns_no_axes}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_s}
+        {raises_value_norm_workers}
+        {raises_value_type}
+    TypeError
+        {raises_type_x}
+        {raises_type_workers}
+        {raises_type_type}
+    RuntimeError
+        {raises_runtime_dct1}
+
+    See Also
+    --------
+    idctn : The inverse transform.
+    dct : The 1-D transform.
+    dstn : The N-D discrete sine transform.
+    scipy.fft.dctn : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dct_types}
+
+    {notes_r2r_method}
+
+    References
+    ----------
+    {references_r2r}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.fft
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> img = np.random.default_rng(9).standard_normal((8, 12))
+    >>> y = fft.dctn(gp.asarray(img), norm="ortho")  # doctest: +SKIP
+    >>> ref = scipy.fft.dctn(img, norm="ortho")
+    >>> y.shape, np.allclose(gp.asnumpy(y), ref)  # doctest: +SKIP
+    ((8, 12), True)
+    """
     return _r2rn(True, False, x, type, s, axes, norm, workers, orthogonalize)
 
 
+@fill_doc
 def idctn(x, type=2, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
           orthogonalize=None):
-    """Return multidimensional Inverse Discrete Cosine Transform along the
-    specified axes."""
+    """Return the N-D inverse discrete cosine transform along the given
+    axes.
+
+    The 1-D transform of :func:`idct` applied along each of ``axes`` in
+    turn (by default all axes), the inverse of :func:`dctn`.
+
+    Parameters
+    ----------
+    {x_any}
+        Complex input is transformed part by part (real and imaginary).
+    {type_r2r}
+    {s_in}
+    {axes_all}
+    {norm_r2r}
+    {overwrite_x}
+    {workers}
+    {orthogonalize}
+
+    Returns
+    -------
+    y : gpuscipy_core.ndarray
+        The inverse transform: a new C-contiguous array on the current
+        device, shaped like ``x`` with the lengths ``s`` along ``axes``.
+        {dtype_r2r}
+        {returns_no_axes}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_s}
+        {raises_value_norm_workers}
+        {raises_value_type}
+    TypeError
+        {raises_type_x}
+        {raises_type_workers}
+        {raises_type_type}
+    RuntimeError
+        {raises_runtime_dct1}
+
+    See Also
+    --------
+    dctn : The forward transform.
+    idct : The 1-D inverse.
+    idstn : The N-D inverse discrete sine transform.
+    scipy.fft.idctn : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dct_types}
+
+    {notes_r2r_method}
+
+    References
+    ----------
+    {references_r2r}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> vol = np.random.default_rng(10).standard_normal((4, 5, 6))
+    >>> y = fft.dctn(gp.asarray(vol), type=1, axes=(0, 2))  # doctest: +SKIP
+    >>> back = fft.idctn(y, type=1, axes=(0, 2))  # doctest: +SKIP
+    >>> np.allclose(gp.asnumpy(back), vol)  # doctest: +SKIP
+    True
+    """
     return _r2rn(False, False, x, type, s, axes, norm, workers, orthogonalize)
 
 
+@fill_doc
 def dstn(x, type=2, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
          orthogonalize=None):
-    """Return multidimensional Discrete Sine Transform along the specified axes."""
+    """Return the N-D discrete sine transform along the given axes.
+
+    The 1-D transform of :func:`dst` applied along each of ``axes`` in
+    turn (by default all axes).
+
+    Parameters
+    ----------
+    {x_any}
+        Complex input is transformed part by part (real and imaginary).
+    {type_r2r}
+    {s_in}
+    {axes_all}
+    {norm_r2r}
+    {overwrite_x}
+    {workers}
+    {orthogonalize}
+
+    Returns
+    -------
+    y : gpuscipy_core.ndarray
+        The transform: a new C-contiguous array on the current device,
+        shaped like ``x`` with the lengths ``s`` along ``axes``.
+        {dtype_r2r}
+        {returns_no_axes}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_s}
+        {raises_value_norm_workers}
+        {raises_value_type}
+    TypeError
+        {raises_type_x}
+        {raises_type_workers}
+        {raises_type_type}
+
+    See Also
+    --------
+    idstn : The inverse transform.
+    dst : The 1-D transform.
+    dctn : The N-D discrete cosine transform.
+    scipy.fft.dstn : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dst_types}
+
+    {notes_r2r_method}
+
+    References
+    ----------
+    {references_r2r}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.fft
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> img = np.random.default_rng(11).standard_normal((6, 7))
+    >>> y = fft.dstn(gp.asarray(img), type=2, s=(8, 8))  # doctest: +SKIP
+    >>> ref = scipy.fft.dstn(img, s=(8, 8))
+    >>> y.shape, np.allclose(gp.asnumpy(y), ref)  # doctest: +SKIP
+    ((8, 8), True)
+    """
     return _r2rn(True, True, x, type, s, axes, norm, workers, orthogonalize)
 
 
+@fill_doc
 def idstn(x, type=2, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
           orthogonalize=None):
-    """Return multidimensional Inverse Discrete Sine Transform along the
-    specified axes."""
+    """Return the N-D inverse discrete sine transform along the given axes.
+
+    The 1-D transform of :func:`idst` applied along each of ``axes`` in
+    turn (by default all axes), the inverse of :func:`dstn`.
+
+    Parameters
+    ----------
+    {x_any}
+        Complex input is transformed part by part (real and imaginary).
+    {type_r2r}
+    {s_in}
+    {axes_all}
+    {norm_r2r}
+    {overwrite_x}
+    {workers}
+    {orthogonalize}
+
+    Returns
+    -------
+    y : gpuscipy_core.ndarray
+        The inverse transform: a new C-contiguous array on the current
+        device, shaped like ``x`` with the lengths ``s`` along ``axes``.
+        {dtype_r2r}
+        {returns_no_axes}
+
+    Raises
+    ------
+    ValueError
+        {raises_value_s}
+        {raises_value_norm_workers}
+        {raises_value_type}
+    TypeError
+        {raises_type_x}
+        {raises_type_workers}
+        {raises_type_type}
+
+    See Also
+    --------
+    dstn : The forward transform.
+    idst : The 1-D inverse.
+    idctn : The N-D inverse discrete cosine transform.
+    scipy.fft.idstn : The CPU function this mirrors.
+
+    Notes
+    -----
+    {notes_dst_types}
+
+    {notes_r2r_method}
+
+    References
+    ----------
+    {references_r2r}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuscipy_core as gp
+    >>> import gpuscipy.fft as fft
+    >>> img = np.random.default_rng(12).standard_normal((5, 9)) + 1j
+    >>> y = fft.dstn(gp.asarray(img), type=4)  # doctest: +SKIP
+    >>> back = fft.idstn(y, type=4)  # doctest: +SKIP
+    >>> back.dtype, np.allclose(gp.asnumpy(back), img)  # doctest: +SKIP
+    (dtype('complex128'), True)
+    """
     return _r2rn(False, True, x, type, s, axes, norm, workers, orthogonalize)
-
-
-for _f, _name, _p in ((dct, "dct", _N_1D), (idct, "idct", _N_1D),
-                      (dst, "dst", _N_1D), (idst, "idst", _N_1D),
-                      (dctn, "dctn", _S_ND), (idctn, "idctn", _S_ND),
-                      (dstn, "dstn", _S_ND), (idstn, "idstn", _S_ND)):
-    _f.__doc__ += _DOC.format(name=_name, n_param=_p)
-del _f, _name, _p

@@ -18,11 +18,11 @@ defined, i.e. at import time. Lines written after a placeholder, indented
 as its description, extend that entry (a function-specific remark).
 
 Each paragraph is one numpydoc entry (name line and indented description),
-written once here, dedented.
+written once here, dedented. The mechanism is the package's shared one
+(``gpuscipy._docs``), bound here to this table.
 """
 
-import re
-import textwrap
+from .. import _docs as _shared
 
 __all__ = ["PARAGRAPHS", "fill", "fill_doc"]
 
@@ -88,11 +88,8 @@ _RAW = {
 }
 
 #: name -> the dedented paragraph (no leading or trailing newline)
-PARAGRAPHS = {k: textwrap.dedent(v).strip("\n") for k, v in _RAW.items()}
+PARAGRAPHS = _shared.table(_RAW)
 del _RAW
-
-# a line holding only "{name}" (plus indentation and trailing blanks)
-_PLACEHOLDER = re.compile(r"^([ \t]*)\{([A-Za-z_][A-Za-z0-9_]*)\}[ \t]*$", re.MULTILINE)
 
 
 def fill(doc, where="docstring"):
@@ -102,20 +99,10 @@ def fill(doc, where="docstring"):
     (``where`` names the docstring in the message). ``None`` (docstrings
     stripped by ``python -OO``) is returned unchanged.
     """
-    if doc is None:
-        return None
-
-    def repl(m):
-        indent, name = m.group(1), m.group(2)
-        if name not in PARAGRAPHS:
-            raise KeyError(f"{where}: unknown docstring placeholder {{{name}}}")
-        return textwrap.indent(PARAGRAPHS[name], indent)
-
-    return _PLACEHOLDER.sub(repl, doc)
+    return _shared.fill(doc, PARAGRAPHS, where)
 
 
 def fill_doc(func):
     """Decorator: fill the placeholders of ``func.__doc__`` (``fill``) and
     return ``func`` itself (signature and identity unchanged)."""
-    func.__doc__ = fill(func.__doc__, getattr(func, "__qualname__", repr(func)))
-    return func
+    return _shared.fill_doc(func, PARAGRAPHS)
