@@ -712,3 +712,27 @@ __device__ __forceinline__ void batched_cholesky_body(
     }
   }
 }
+
+// ---------------------------------------------------------------------------
+// Status of a batch, one block (blockDim.x <= 1024): out[0] any info > 0,
+// out[1] any !(rcond >= eps) (NaN counts as ill-conditioned; rcond may be
+// null), out[2] fin0 or fin1 false (device bools; null ones are skipped).
+namespace gs_linalg_batched {
+template <class R>
+__device__ __forceinline__ void lu_status(const int* info, const R* rcond, long long n,
+                                          R eps, const bool* fin0, const bool* fin1,
+                                          int* out) {
+  int bad_info = 0, bad_rc = 0;
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+    bad_info |= info[i] > 0;
+    if (rcond) bad_rc |= !(rcond[i] >= eps);
+  }
+  bad_info = __syncthreads_or(bad_info);
+  bad_rc = __syncthreads_or(bad_rc);
+  if (threadIdx.x == 0) {
+    out[0] = bad_info;
+    out[1] = bad_rc;
+    out[2] = (fin0 && !*fin0) || (fin1 && !*fin1);
+  }
+}
+}  // namespace gs_linalg_batched

@@ -265,25 +265,11 @@ def status_source(real_char):
         raise TypeError(f"lu status: unsupported rcond dtype {real_char!r}")
     R = "float" if real_char == "f" else "double"
     name = f"gs_batched_lu_status_{real_char}"
-    src = f"""
-extern "C" __global__ void __launch_bounds__(1024)
-{name}(const int* info, const {R}* rcond, long long n, {R} eps,
-       const bool* fin0, const bool* fin1, int* out)
-{{
-  int bad_info = 0, bad_rc = 0;
-  for (long long i = threadIdx.x; i < n; i += blockDim.x) {{
-    bad_info |= info[i] > 0;
-    if (rcond) bad_rc |= !(rcond[i] >= eps);
-  }}
-  bad_info = __syncthreads_or(bad_info);
-  bad_rc = __syncthreads_or(bad_rc);
-  if (threadIdx.x == 0) {{
-    out[0] = bad_info;
-    out[1] = bad_rc;
-    out[2] = (fin0 && !*fin0) || (fin1 && !*fin1);
-  }}
-}}
-"""
+    src = (f"{_header()}\n"
+           f'extern "C" __global__ void __launch_bounds__(1024)\n'
+           f"{name}(const int* info, const {R}* rcond, long long n, {R} eps,\n"
+           f"       const bool* fin0, const bool* fin1, int* out) {{\n"
+           f"  gs_linalg_batched::lu_status<{R}>(info, rcond, n, eps, fin0, fin1, out);\n}}\n")
     return src, name
 
 
