@@ -18,7 +18,11 @@ datasets
 demo
     The ``gpuscipy-demo`` pipelines, each checked against SciPy.
 
-``sparse``, ``special`` and ``ndimage`` are not built yet.
+sparse
+    Sparse arrays (``scipy.sparse``), in progress: the COO, CSR and CSC
+    formats so far.
+
+``special`` and ``ndimage`` are not built yet.
 
 The functions of ``signal``, ``linalg`` and ``fft`` accept NumPy input (copied
 to the device) as well as ``gpuscipy_core`` arrays, and return device arrays
@@ -33,7 +37,7 @@ import importlib as _importlib
 
 __version__ = "0.1.0"
 
-_SUBMODULES = ("datasets", "demo", "fft", "linalg", "signal")
+_SUBMODULES = ("datasets", "demo", "fft", "linalg", "signal", "sparse")
 
 __all__ = [*_SUBMODULES, "__version__"]
 
