@@ -346,13 +346,6 @@ class _spbase:
         c = cs if ax == 1 else cs.tocsc(copy=False)
         return segment_sum((c._stored_data() != 0).astype(numpy.intp), c.indptr, numpy.intp)
 
-    def getnnz(self, axis=None):
-        """Stored entries (duplicates and explicit zeros counted), all or per
-        row (``axis`` 1) / column (0)."""
-        if axis is None:
-            return self.nnz
-        return self._getnnz_axis(_check_axis(axis))
-
 
 class sparray:
     """The array interface: ``*`` elementwise, 1-D reductions (SciPy's class)."""
@@ -389,7 +382,11 @@ class spmatrix:
         return result
 
     def getnnz(self, axis=None):
-        return _spbase.getnnz(self, axis)
+        """Stored entries (duplicates and explicit zeros counted), all or per
+        row (``axis`` 1) / column (0); the matrix interface only, as SciPy."""
+        if axis is None:
+            return self.nnz
+        return self._getnnz_axis(_check_axis(axis))
 
     def getH(self):
         return self.conjugate().transpose()

@@ -274,7 +274,7 @@ class _cs_base(_spbase):
         order = gp.lexsort((self.indices[:nnz], major))
         self.indices = self.indices[:nnz][order]
         self.data = self.data[:nnz][order]
-        self._flags["sorted"] = True
+        self._flags = {"sorted": True}       # duplicates: found on demand
 
     def sorted_indices(self):
         out = self.copy()

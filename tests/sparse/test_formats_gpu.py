@@ -158,9 +158,11 @@ def test_reductions(fmt, dtype):
         _close(a.diagonal(k), h.diagonal(k), dtype)
     _close(a.trace(), h.trace(), dtype)
     assert int(a.count_nonzero()) == h.count_nonzero()
+    assert not hasattr(a, "getnnz")          # the matrix interface only, as SciPy
+    m, hm = getattr(gs, f"{fmt}_matrix")(h), getattr(sp, f"{fmt}_matrix")(h)
+    assert m.getnnz() == hm.getnnz()
     for axis in (0, 1):
-        np.testing.assert_array_equal(gp.asnumpy(a.getnnz(axis=axis)), h.getnnz(axis=axis)
-                                      if fmt != "coo" else h.tocoo().getnnz(axis=axis))
+        np.testing.assert_array_equal(gp.asnumpy(m.getnnz(axis=axis)), hm.getnnz(axis=axis))
 
 
 @pytest.mark.parametrize("dtype", ["i4", "f4", "c16"])
@@ -237,3 +239,23 @@ def test_bad_input():
     full = gs.csr_array(([1.0], [7], [0, 1, 1, 1]), shape=(3, 3))
     with pytest.raises(ValueError, match="indices must be < 3"):
         full.check_format(full_check=True)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_nan_inf_and_strided_dense(fmt):
+    rng = np.random.default_rng(11)
+    d = rng.standard_normal((9, 8))
+    d[rng.random(d.shape) < 0.5] = 0
+    d[1, 2], d[4, 0], d[7, 7] = np.nan, np.inf, -np.inf
+    view = gp.asarray(d)[::-1, ::2]                  # negative and non-unit strides
+    want = d[::-1, ::2]
+    a = getattr(gs, f"{fmt}_array")(view)
+    h = getattr(sp, f"{fmt}_array")(np.ascontiguousarray(want))
+    assert a.nnz == h.nnz
+    np.testing.assert_array_equal(gp.asnumpy(a.toarray()), want)
+    for axis in (None, 0, 1):
+        np.testing.assert_allclose(gp.asnumpy(a.sum(axis=axis)), h.sum(axis=axis),
+                                   rtol=1e-12, equal_nan=True)
+    x = rng.standard_normal(4)
+    np.testing.assert_allclose(gp.asnumpy(a @ gp.asarray(x)), h @ x, rtol=1e-12,
+                               equal_nan=True)

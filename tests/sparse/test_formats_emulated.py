@@ -1,0 +1,20 @@
+"""test_formats_gpu.py's tests on the CPU through the host emulation of
+``_emulate.py`` (NumPy for the device arrays, the kernel's NumPy mirror,
+SciPy for cuSPARSE)."""
+
+import pytest
+
+from . import _emulate
+from . import test_formats_gpu as G
+
+
+@pytest.fixture(autouse=True)
+def emulated(monkeypatch):
+    gp = _emulate.install(monkeypatch)
+    monkeypatch.setattr(G, "gp", gp)
+
+
+for _name in dir(G):
+    if _name.startswith("test_"):
+        globals()[_name] = getattr(G, _name)
+del _name
