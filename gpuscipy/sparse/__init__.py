@@ -14,19 +14,21 @@ indexing; construction functions (eye, diags, random, hstack, ...);
 ``linalg`` and ``csgraph``.
 """
 
-from ._base import (SparseEfficiencyWarning, SparseFormatError, issparse, isspmatrix,
-                    sparray, spmatrix)
-from ._compressed import (csc_array, csc_matrix, csr_array, csr_matrix, isspmatrix_csc,
-                          isspmatrix_csr)
-from ._coo import coo_array, coo_matrix, isspmatrix_coo
+import importlib as _importlib
 
-__all__ = ["coo_array", "coo_matrix", "csr_array", "csr_matrix", "csc_array",
-           "csc_matrix", "issparse", "isspmatrix", "isspmatrix_coo", "isspmatrix_csr",
-           "isspmatrix_csc", "sparray", "spmatrix", "SparseEfficiencyWarning",
-           "SparseFormatError"]
+# The modules whose ``__all__`` make up the namespace (one per line).
+_PARTS = [
+    "_base",
+    "_coo",
+    "_compressed",
+]
 
-for _n in __all__:
-    _o = globals()[_n]
-    if getattr(_o, "__module__", "").startswith(__name__ + "._"):
-        _o.__module__ = __name__
-del _n, _o
+__all__ = []
+for _p in _PARTS:
+    _m = _importlib.import_module(f"{__name__}.{_p}")
+    for _n in _m.__all__:
+        _o = globals()[_n] = getattr(_m, _n)
+        __all__.append(_n)
+        if getattr(_o, "__module__", "").startswith(__name__ + "._"):
+            _o.__module__ = __name__
+del _p, _m, _n, _o

@@ -21,8 +21,8 @@ import gpuscipy_core as gp
 from ._kernels import segment_sum
 from ._sputils import isdense, isscalarlike, upcast
 
-__all__ = ["_spbase", "sparray", "spmatrix", "issparse", "isspmatrix",
-           "SparseEfficiencyWarning", "SparseFormatError", "register", "public_class"]
+__all__ = ["sparray", "spmatrix", "issparse", "isspmatrix", "SparseEfficiencyWarning",
+           "SparseFormatError"]
 
 _FORMAT_NAMES = {
     "coo": "COOrdinate", "csr": "Compressed Sparse Row",
