@@ -90,15 +90,15 @@ def elementwise_source(name, args, body, ndim=0, index32=True, vec=1, preamble="
         "#include <gpuscipy/elementwise.cuh>",
         preamble,
         f"struct {name}_params {{ " + " ".join(fields) + " };",
-        f'extern "C" __global__ void __launch_bounds__(256) {name}(const {name}_params p) {{',
+        f'extern "C" __global__ void __launch_bounds__(256) {name}(const {name}_params _gs_p) {{',
         f"  typedef {idx} I;",
-        "  const I _n = (I)p.n;",
+        "  const I _n = (I)_gs_p.n;",
         "  const I _stride = (I)gridDim.x * blockDim.x;",
         "  I _tid = (I)blockIdx.x * blockDim.x + threadIdx.x;",
     ]
-    scalars = [f"  const {ct} {nm} = p.v_{nm};" for k, ct, nm, _, _ in args
+    scalars = [f"  const {ct} {nm} = _gs_p.v_{nm};" for k, ct, nm, _, _ in args
                if k == "scalar"]
-    raws = [f"  {ct}* const {nm} = p.p_{nm};" for k, ct, nm, _, _ in args
+    raws = [f"  {ct}* const {nm} = _gs_p.p_{nm};" for k, ct, nm, _, _ in args
             if k == "raw"]
     lines += scalars + raws
     arrays = [(k, ct, nm) for k, ct, nm, _, _ in args if k in ("in", "out")]
@@ -108,7 +108,7 @@ def elementwise_source(name, args, body, ndim=0, index32=True, vec=1, preamble="
         for k, ct, nm in arrays:
             if k == "in":
                 lines.append(f"    const gs::vec<{ct}, {vec}> _a_{nm} = "
-                             f"*(const gs::vec<{ct}, {vec}>*)(p.p_{nm} + (size_t)_v * {vec});")
+                             f"*(const gs::vec<{ct}, {vec}>*)(_gs_p.p_{nm} + (size_t)_v * {vec});")
             else:
                 lines.append(f"    gs::vec<{ct}, {vec}> _a_{nm};")
         lines.append("    #pragma unroll")
@@ -123,25 +123,25 @@ def elementwise_source(name, args, body, ndim=0, index32=True, vec=1, preamble="
         lines.append("    }")
         for k, ct, nm in arrays:
             if k == "out":
-                lines.append(f"    *(gs::vec<{ct}, {vec}>*)(p.p_{nm} + (size_t)_v * {vec}) = _a_{nm};")
+                lines.append(f"    *(gs::vec<{ct}, {vec}>*)(_gs_p.p_{nm} + (size_t)_v * {vec}) = _a_{nm};")
         lines.append("  }")
         lines.append(f"  _tid += _nv * {vec};")
     lines.append("  for (I i = _tid; i < _n; i += _stride) {")
     if ndim == 0:
         for k, ct, nm in arrays:
-            lines.append(f"    {ct}& {nm} = p.p_{nm}[i];")
+            lines.append(f"    {ct}& {nm} = _gs_p.p_{nm}[i];")
     else:
         lines.append("    I _r = i;")
         lines.append("    " + " ".join(f"long long _o_{nm} = 0;" for _, _, nm in arrays))
         lines.append("    #pragma unroll")
         lines.append(f"    for (int _d = {ndim - 1}; _d >= 0; --_d) {{")
-        lines.append("      const I _len = (I)p.shape[_d];")
+        lines.append("      const I _len = (I)_gs_p.shape[_d];")
         lines.append("      const I _c = _r % _len; _r /= _len;")
         for _, _, nm in arrays:
-            lines.append(f"      _o_{nm} += (long long)_c * p.s_{nm}[_d];")
+            lines.append(f"      _o_{nm} += (long long)_c * _gs_p.s_{nm}[_d];")
         lines.append("    }")
         for k, ct, nm in arrays:
-            lines.append(f"    {ct}& {nm} = p.p_{nm}[_o_{nm}];")
+            lines.append(f"    {ct}& {nm} = _gs_p.p_{nm}[_o_{nm}];")
     lines.append(f"    {body}")
     lines.append("  }")
     lines.append("}")

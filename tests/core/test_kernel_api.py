@@ -1308,3 +1308,28 @@ def test_elementwise_kernel_repeated_calls_reuse_their_plan():
         k3(v, out)
         np.testing.assert_array_equal(gp.asnumpy(out), [v, v])
     assert len(k3._plans) == 1      # the int beyond int64 took the full path
+
+
+# A parameter may be named like the generated kernel's own variables: ``p``
+# was the launch struct's name, so ``T p`` shadowed it in its own declaration
+# (found by gpuscipy.sparse.linalg's CG update, whose direction is ``p``).
+_P_KERNEL = ("T z, raw T s", "T p", "p = z + s[0] * p", "param_named_p")
+
+
+@pytest.mark.parametrize("ndim", [0, 2])
+@pytest.mark.parametrize("index32", [True, False])
+def test_parameters_may_be_named_p(ndim, index32):
+    k = ElementwiseKernel(*_P_KERNEL)
+    d = np.dtype(np.float64)
+    name, src = k.source(d, d, d, ndim=ndim, index32=index32)
+    assert compile_cubin(src, name)
+
+
+@gpu
+def test_parameters_named_p_run():
+    gp = _gp()
+    k = ElementwiseKernel(*_P_KERNEL)
+    z, p0 = np.arange(5.0), np.ones(5) * 3
+    p = gp.asarray(p0)
+    k(gp.asarray(z), gp.asarray(np.array([2.0])), p)
+    np.testing.assert_array_equal(gp.asnumpy(p), z + 2 * p0)
