@@ -1,17 +1,16 @@
-"""Sparse arrays on the GPU (``scipy.sparse``): the first slice.
+"""Sparse arrays on the GPU (``scipy.sparse``), in progress.
 
 Built so far: the COO, CSR and CSC formats as ``*_array`` and ``*_matrix``
 with SciPy's constructors (dense, sparse -- ours or SciPy's --, shape,
 ``(data, (row, col))``, ``(data, indices, indptr)``), ``.get()`` to SciPy,
-conversions, ``sum_duplicates``, ``sort_indices``, ``eliminate_zeros``,
-``has_canonical_format``, ``transpose``, scalar arithmetic, ``+``/``-`` of
-sparse arrays, products with dense vectors and matrices (cuSPARSE SpMV and
-SpMM), ``sum``, ``mean``, ``diagonal``, ``trace``, ``count_nonzero``,
-``getnnz``. Stored arrays are device arrays (:mod:`gpuscipy_core`).
+conversions, canonical forms, arithmetic, comparisons, products (cuSPARSE
+SpMV, SpMM, SpGEMM), indexing and assignment, reductions (sum, mean,
+min/max, argmin/argmax, diagonal, count_nonzero), the construction functions
+(eye, diags, random, kron, hstack/vstack/bmat/block_diag, tril/triu, find,
+save_npz/load_npz) and, in :mod:`gpuscipy.sparse.linalg`, ``LinearOperator``
+and ``cg``. Stored arrays are device arrays (:mod:`gpuscipy_core`).
 
-Not yet: dia, bsr, lil, dok; sparse @ sparse; elementwise sparse products;
-indexing; construction functions (eye, diags, random, hstack, ...);
-``linalg`` and ``csgraph``.
+Not yet: dia, bsr, lil, dok; most of ``linalg``; ``csgraph``.
 """
 
 import importlib as _importlib
@@ -21,6 +20,8 @@ _PARTS = [
     "_base",
     "_coo",
     "_compressed",
+    "_construct",
+    "_extract",
 ]
 
 __all__ = []
@@ -32,3 +33,11 @@ for _p in _PARTS:
         if getattr(_o, "__module__", "").startswith(__name__ + "._"):
             _o.__module__ = __name__
 del _p, _m, _n, _o
+
+_SUBMODULES = ("linalg",)
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:       # loaded on first use, as SciPy's
+        return _importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

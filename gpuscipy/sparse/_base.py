@@ -14,6 +14,8 @@ Differences from SciPy: ``todense()`` returns a 2-D device array, not a
 NumPy scalars.
 """
 
+import operator
+
 import numpy
 
 import gpuscipy_core as gp
@@ -193,9 +195,8 @@ class _spbase:
         if isscalarlike(other):
             return self._mul_scalar(other)
         if issparse(other):
-            if other.shape != self.shape:
-                raise ValueError(f"inconsistent shapes {self.shape} and {other.shape}")
-            raise NotImplementedError("sparse * sparse (elementwise) is not built yet")
+            from ._binop import multiply_sparse
+            return multiply_sparse(self, other)
         other = _as_dense_operand(other)
         return self.toarray() * other
 
@@ -205,7 +206,8 @@ class _spbase:
         if issparse(other):
             if self.shape[1] != other.shape[0]:
                 raise ValueError("dimension mismatch")
-            raise NotImplementedError("sparse @ sparse (SpGEMM) is not built yet")
+            from ._binop import matmul_sparse
+            return matmul_sparse(self, other)
         other = _as_dense_operand(other)
         if other.ndim == 1 or (other.ndim == 2 and other.shape[1] == 1):
             if other.shape[0] != self.shape[1]:
@@ -244,8 +246,44 @@ class _spbase:
                                    if self.dtype.kind in "biu" else self.dtype)
             return self._with_data(self.data.astype(dt, copy=False) / other, copy=True)
         if issparse(other):
-            return self.toarray() / other.toarray()
+            from ._binop import divide_sparse
+            return divide_sparse(self, other)
         return self.toarray() / _as_dense_operand(other)
+
+    # ---- elementwise maximum, minimum, comparisons (_binop.py) -----------
+    def maximum(self, other):
+        """Elementwise maximum with a scalar, dense or sparse array (SciPy's rules)."""
+        from ._binop import maximum_minimum
+        return maximum_minimum(self, other, "maximum")
+
+    def minimum(self, other):
+        """Elementwise minimum with a scalar, dense or sparse array (SciPy's rules)."""
+        from ._binop import maximum_minimum
+        return maximum_minimum(self, other, "minimum")
+
+    def _comparison(self, other, op):
+        from ._binop import compare
+        return compare(self, other, op)
+
+    def __eq__(self, other):
+        return self._comparison(other, operator.eq)
+
+    def __ne__(self, other):
+        return self._comparison(other, operator.ne)
+
+    def __lt__(self, other):
+        return self._comparison(other, operator.lt)
+
+    def __gt__(self, other):
+        return self._comparison(other, operator.gt)
+
+    def __le__(self, other):
+        return self._comparison(other, operator.le)
+
+    def __ge__(self, other):
+        return self._comparison(other, operator.ge)
+
+    __hash__ = None
 
     def __add__(self, other):
         if isscalarlike(other):
@@ -345,6 +383,52 @@ class _spbase:
         ax = _check_axis(axis)
         c = cs if ax == 1 else cs.tocsc(copy=False)
         return segment_sum((c._stored_data() != 0).astype(numpy.intp), c.indptr, numpy.intp)
+
+    # ---- min / max (_minmax.py) and indexing (_index.py) -------------------
+    def max(self, axis=None, out=None, *, explicit=False):
+        """Maximum (implicit zeros included unless ``explicit``); see _minmax."""
+        from ._minmax import min_or_max
+        return min_or_max(self, axis, out, "max", explicit)
+
+    def min(self, axis=None, out=None, *, explicit=False):
+        """Minimum (implicit zeros included unless ``explicit``); see _minmax."""
+        from ._minmax import min_or_max
+        return min_or_max(self, axis, out, "min", explicit)
+
+    def nanmax(self, axis=None, out=None, *, explicit=False):
+        """Maximum ignoring NaNs; see _minmax."""
+        from ._minmax import min_or_max
+        return min_or_max(self, axis, out, "nanmax", explicit)
+
+    def nanmin(self, axis=None, out=None, *, explicit=False):
+        """Minimum ignoring NaNs; see _minmax."""
+        from ._minmax import min_or_max
+        return min_or_max(self, axis, out, "nanmin", explicit)
+
+    def argmax(self, axis=None, out=None, *, explicit=False):
+        """Index of the maximum (flat for ``axis=None``); see _minmax."""
+        from ._minmax import argmin_or_argmax
+        return argmin_or_argmax(self, axis, out, "max", explicit)
+
+    def argmin(self, axis=None, out=None, *, explicit=False):
+        """Index of the minimum (flat for ``axis=None``); see _minmax."""
+        from ._minmax import argmin_or_argmax
+        return argmin_or_argmax(self, axis, out, "min", explicit)
+
+    def __getitem__(self, key):
+        """SciPy's indexing (see _index.py for the supported keys)."""
+        from ._index import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, x):
+        """Assignment of a scalar or a dense array (see _index.py)."""
+        from ._index import setitem
+        setitem(self, key, x)
+
+    def setdiag(self, values, k=0):
+        """Set the ``k``-th diagonal in place (see _index.py)."""
+        from ._index import setdiag
+        setdiag(self, values, k)
 
 
 class sparray:

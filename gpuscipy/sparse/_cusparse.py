@@ -1,11 +1,13 @@
-"""cuSPARSE's generic API for the compressed formats: SpMV, SpMM, csr2csc.
+"""cuSPARSE's generic API for the compressed formats: SpMV, SpMM, SpGEMM,
+csr2csc.
 
 Descriptors are made per call and destroyed at its end (they only wrap
 pointers; creating one is a host call of ~1 us); work buffers come from the
 core's pool. Scalars ``alpha``/``beta`` are host values (cuSPARSE's default
 pointer mode). The handle is the calling thread's, bound to the current
 stream (``gpuscipy_core.libs.get_handle``). Reference: NVIDIA, *cuSPARSE
-Library* (generic API: cusparseSpMV, cusparseSpMM, cusparseCsr2cscEx2).
+Library* (generic API: cusparseSpMV, cusparseSpMM, cusparseSpGEMM,
+cusparseCsr2cscEx2).
 """
 
 import contextlib
@@ -15,7 +17,7 @@ import numpy
 import gpuscipy_core as gp
 from gpuscipy_core import libs
 
-__all__ = ["spmv", "spmm", "csr2csc", "value_type"]
+__all__ = ["spmv", "spmm", "spgemm", "csr2csc", "value_type"]
 
 _VALUE = {"f": "CUDA_R_32F", "d": "CUDA_R_64F", "F": "CUDA_C_32F", "D": "CUDA_C_64F"}
 
@@ -134,4 +136,60 @@ def csr2csc(data, indptr, indices, M, N):
     size = s.cusparseCsr2cscEx2_bufferSize(*args)
     buf = _buffer(size)
     s.cusparseCsr2cscEx2(*args, buf.ptr)
+    return cval, cind, cptr
+
+
+def spgemm(a_csr_parts, b_csr_parts):
+    """CSR ``(data, indices, indptr)`` of ``C = A @ B`` by cuSPARSE's SpGEMM
+    (``CUSPARSE_SPGEMM_DEFAULT``). ``a_csr_parts``: ``(data, indices, indptr,
+    (M, K))`` of A (int32 indices, compact: ``len(data)`` is nnz), likewise B
+    (K x N); one floating-point dtype. cuSPARSE's protocol: workEstimation
+    and compute each called twice (the first call sizes the buffer), the
+    size of C read with SpMatGetSize, C's arrays set with CsrSetPointers and
+    filled by SpGEMM_copy. Entries that cancel to zero are kept and the
+    order of C's indices within a row is cuSPARSE's (the caller sorts)."""
+    s = libs.cusparse
+    ad, ai, ap, (M, K) = a_csr_parts
+    bd, bi, bp, (K2, N) = b_csr_parts
+    if K != K2:
+        raise ValueError("dimension mismatch")
+    dt = numpy.dtype(ad.dtype)
+    if bd.dtype != dt:
+        raise TypeError("spgemm: A and B must have one value dtype")
+    for a in (ai, ap, bi, bp):
+        if a.dtype != numpy.int32:
+            raise TypeError("spgemm: int32 indices only")
+    vt = value_type(dt)
+    cptr = gp.zeros(M + 1, numpy.int32)
+    if M == 0 or N == 0 or ad.shape[0] == 0 or bd.shape[0] == 0:
+        return gp.empty(0, dt), gp.empty(0, numpy.int32), cptr
+    nop = s.CUSPARSE_OPERATION_NON_TRANSPOSE
+    alg = s.CUSPARSE_SPGEMM_DEFAULT
+    one, zero = numpy.ones(1, dt), numpy.zeros(1, dt)
+    h = libs.get_handle("cusparse")
+    it = s.CUSPARSE_INDEX_32I
+    desc = s.cusparseSpGEMM_createDescr()
+    try:
+        with _csr(ad, ap, ai, M, K) as ma, _csr(bd, bp, bi, K, N) as mb:
+            mc = s.cusparseCreateCsr(M, N, 0, cptr.ptr, 0, 0, it, it,
+                                     s.CUSPARSE_INDEX_BASE_ZERO, vt)
+            try:
+                args = (h, nop, nop, one.ctypes.data, ma, mb, zero.ctypes.data, mc, vt, alg,
+                        desc)
+                size1 = s.cusparseSpGEMM_workEstimation(*args, 0, 0)
+                buf1 = _buffer(size1)
+                s.cusparseSpGEMM_workEstimation(*args, size1, buf1.ptr)
+                size2 = s.cusparseSpGEMM_compute(*args, 0, 0)
+                buf2 = _buffer(size2)
+                s.cusparseSpGEMM_compute(*args, size2, buf2.ptr)
+                _, _, nnz = s.cusparseSpMatGetSize(mc)
+                cind = gp.empty(int(nnz), numpy.int32)
+                cval = gp.empty(int(nnz), dt)
+                s.cusparseCsrSetPointers(mc, cptr.ptr, cind.ptr, cval.ptr)
+                s.cusparseSpGEMM_copy(*args)
+                del buf1, buf2
+            finally:
+                s.cusparseDestroySpMat(mc)
+    finally:
+        s.cusparseSpGEMM_destroyDescr(desc)
     return cval, cind, cptr

@@ -20,7 +20,10 @@ def fake_core():
     for name in ("asarray", "empty", "zeros", "zeros_like", "lexsort", "searchsorted",
                  "flatnonzero", "concatenate", "bincount", "diff", "cumsum", "where",
                  "stack", "any", "count_nonzero", "sum", "nonzero", "arange", "conjugate",
-                 "real", "imag", "ascontiguousarray", "ones"):
+                 "real", "imag", "ascontiguousarray", "ones", "vdot", "sqrt",
+                 "full", "maximum", "minimum", "logical_not",
+                 "repeat", "argsort", "fmin", "fmax", "broadcast_to",
+                 "tile", "sort"):
         setattr(gp, name, getattr(np, name))
     gp.ndarray = np.ndarray
     gp.asnumpy = np.asarray
@@ -79,4 +82,100 @@ def install(monkeypatch):
         monkeypatch.setattr(mod, "segment_sum", segment_sum)
     for name in ("spmv", "spmm", "csr2csc"):
         monkeypatch.setattr(_cusparse, name, globals()[name])
+    from gpuscipy.sparse import _binop
+    monkeypatch.setattr(_binop, "gp", gp)
+    monkeypatch.setattr(_binop, "segment_sum", segment_sum)
+    monkeypatch.setattr(_cusparse, "spgemm", spgemm)
+    install_index_minmax(monkeypatch, gp)
     return gp
+
+
+# ---- gpuscipy.sparse.linalg ---------------------------------------------
+
+def cg_direction(p, z, rho, rho_old, live, first):
+    if bool(live):
+        p[...] = z if bool(first) else z + (rho / rho_old) * p
+
+
+def cg_step(x, r, p, q, rho, pq, live):
+    if bool(live):
+        a = rho / pq
+        x += a * p
+        r -= a * q
+
+
+def residual_live(r, tol):
+    return np.asarray(~(np.sqrt(np.real(np.vdot(r, r))) < tol))
+
+
+def install_linalg(monkeypatch):
+    """Also patch gpuscipy.sparse.linalg (after ``install``)."""
+    from gpuscipy.sparse import _base
+    from gpuscipy.sparse.linalg import _interface, _isolve, _isolve_kernels
+    gp = _base.gp
+    for mod in (_interface, _isolve, _isolve_kernels):
+        monkeypatch.setattr(mod, "gp", gp)
+    for name in ("cg_direction", "cg_step", "residual_live"):
+        monkeypatch.setattr(_isolve_kernels, name, globals()[name])
+    return gp
+
+
+# ---- sparse @ sparse (_binop.py, _cusparse.spgemm) -------------------------
+
+def spgemm(a_csr_parts, b_csr_parts):
+    """cuSPARSE's SpGEMM through SciPy: int32 CSR of A @ B, zero sums kept
+    out (SciPy drops them; the caller drops cuSPARSE's), rows sorted."""
+    (ad, ai, ap, sa), (bd, bi, bp, sb) = a_csr_parts, b_csr_parts
+    for a in (ai, ap, bi, bp):
+        if a.dtype != np.int32:
+            raise TypeError("spgemm: int32 indices only")
+    c = (_scipy_csr(ad, ap, ai, *sa) @ _scipy_csr(bd, bp, bi, *sb)).tocsr()
+    c.sort_indices()
+    return (c.data.astype(ad.dtype), c.indices.astype(np.int32),
+            c.indptr.astype(np.int32))
+
+
+# ---- indexing and min/max (_index.py, _minmax.py) ----------------------------
+
+def _nan(x):
+    return bool(np.isnan(x)) if np.iscomplexobj(x) or np.issubdtype(type(x), np.floating) \
+        else False
+
+
+def segment_extreme(values, indptr, op):
+    """The sequential mirror of _minmax.cuh's segment_extreme (first
+    occurrence kept; 'min'/'max' propagate NaN, 'nanmin'/'nanmax' skip it;
+    complex values lexicographic)."""
+    nseg = max(indptr.shape[0] - 1, 0)
+    out = np.zeros(nseg, values.dtype)
+    pos = np.full(nseg, -1, np.int64)
+    lt = (lambda a, b: (a.real, a.imag) < (b.real, b.imag)) if values.dtype.kind == "c" \
+        else (lambda a, b: a < b)
+    prop = op in ("min", "max")
+    low = op in ("min", "nanmin")
+    for s in range(nseg):
+        e0, e1 = int(indptr[s]), int(indptr[s + 1])
+        if e1 <= e0:
+            continue
+        best, at = values[e0], e0
+        for e in range(e0 + 1, e1):
+            x = values[e]
+            xn, bn = _nan(x), _nan(best)
+            if prop:
+                rep = False if bn else (True if xn else None)
+            else:
+                rep = False if xn else (True if bn else None)
+            if rep is None:
+                rep = lt(x, best) if low else lt(best, x)
+            if rep:
+                best, at = x, e
+        out[s], pos[s] = best, at
+    return out, pos
+
+
+def install_index_minmax(monkeypatch, gp):
+    from gpuscipy.sparse import _index, _minmax
+    monkeypatch.setattr(_index, "gp", gp)
+    monkeypatch.setattr(_minmax, "gp", gp)
+    monkeypatch.setattr(_minmax, "segment_sum", segment_sum)
+    monkeypatch.setattr(_minmax, "segment_extreme", segment_extreme)

@@ -71,3 +71,15 @@ def test_public_surface():
     assert {c._format for c in (gs.coo_array, gs.csr_matrix, gs.csc_array)} == \
         {"coo", "csr", "csc"}
     assert not gs.issparse(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("dt", ["f4", "f8", "c8", "c16"])
+def test_cg_update_kernels_compile(dt):
+    from gpuscipy.sparse.linalg import _isolve_kernels as K
+    d = np.dtype(dt)
+    b = np.dtype(bool)
+    for index32 in (True, False):
+        name, src = K._direction().source(d, d, d, b, b, d, index32=index32)
+        assert compile_cubin(src, name)
+        name, src = K._step().source(d, d, d, d, b, d, d, index32=index32)
+        assert compile_cubin(src, name)
