@@ -21,7 +21,7 @@ import numpy
 import gpuscipy_core as gp
 
 from ._kernels import segment_sum
-from ._sputils import isdense, isscalarlike, upcast
+from ._sputils import getdtype, isdense, isscalarlike, upcast
 
 __all__ = ["sparray", "spmatrix", "issparse", "isspmatrix", "SparseEfficiencyWarning",
            "SparseFormatError"]
@@ -70,6 +70,23 @@ class _spbase:
 
     __array_priority__ = 10.1
     _format = "und"
+
+    def _finish_init(self, dtype, shape, copy):
+        """The constructors' common end: cast to ``dtype`` (or check the
+        data's dtype is supported), check a given ``shape`` against the one
+        found, copy the stored arrays when asked (``copy`` of a non-sparse
+        source: a sparse source was already copied by its conversion)."""
+        if dtype is not None:
+            dt = getdtype(dtype)
+            if dt != self.data.dtype:
+                self.data = self.data.astype(dt)
+        else:
+            getdtype(None, self.data)
+        if shape is not None and tuple(shape) != self._shape:
+            raise ValueError(f"inconsistent shapes: {tuple(shape)} and {self._shape}")
+        if copy:
+            for name in self._stored_arrays():
+                setattr(self, name, getattr(self, name).copy())
 
     # ---- basic properties ------------------------------------------------
     @property

@@ -67,17 +67,7 @@ class _cs_base(_spbase):
             other = coo.asformat(fmt)
             self._set(other.data, other.indices, other.indptr, other.shape, other._nnz)
             self._flags = dict(other._flags)
-        if dtype is not None:
-            dt = getdtype(dtype)
-            if dt != self.data.dtype:
-                self.data = self.data.astype(dt)
-        else:
-            getdtype(None, self.data)
-        if shape is not None and tuple(shape) != self._shape:
-            raise ValueError(f"inconsistent shapes: {tuple(shape)} and {self._shape}")
-        if copy and not isinstance(arg1, _spbase):
-            self.data, self.indices, self.indptr = (self.data.copy(), self.indices.copy(),
-                                                    self.indptr.copy())
+        self._finish_init(dtype, shape, copy and not isinstance(arg1, _spbase))
 
     # ---- construction ----------------------------------------------------
     def _swap(self, x):
@@ -143,6 +133,9 @@ class _cs_base(_spbase):
                 raise ValueError("indptr must be a non-decreasing sequence")
 
     # ---- the _spbase interface -------------------------------------------
+    def _stored_arrays(self):
+        return ("data", "indices", "indptr")
+
     def _getnnz(self):
         return self._nnz
 

@@ -56,16 +56,7 @@ class _coo_base(_spbase):
                 raise TypeError("invalid input format")
         else:
             self._from_dense(arg1, shape)
-        if dtype is not None:
-            dt = getdtype(dtype)
-            if dt != self.data.dtype:
-                self.data = self.data.astype(dt)
-        else:
-            getdtype(None, self.data)
-        if shape is not None and tuple(shape) != self._shape:
-            raise ValueError(f"inconsistent shapes: {tuple(shape)} and {self._shape}")
-        if copy and not isinstance(arg1, _spbase):
-            self.data, self.row, self.col = self.data.copy(), self.row.copy(), self.col.copy()
+        self._finish_init(dtype, shape, copy and not isinstance(arg1, _spbase))
 
     # ---- construction ----------------------------------------------------
     def _set(self, data, row, col, shape):
@@ -139,6 +130,9 @@ class _coo_base(_spbase):
         return out
 
     # ---- the _spbase interface -------------------------------------------
+    def _stored_arrays(self):
+        return ("data", "row", "col")
+
     @property
     def coords(self):
         return (self.row, self.col)

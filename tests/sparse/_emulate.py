@@ -87,7 +87,31 @@ def install(monkeypatch):
     monkeypatch.setattr(_binop, "segment_sum", segment_sum)
     monkeypatch.setattr(_cusparse, "spgemm", spgemm)
     install_index_minmax(monkeypatch, gp)
+    from gpuscipy.sparse import _construct
+    monkeypatch.setattr(_construct, "gp", gp)
+    # NumPy's Generator has the device generator's choice/integers/random
+    monkeypatch.setattr(_construct, "_gprandom",
+                        types.SimpleNamespace(Generator=np.random.Generator,
+                                              default_rng=np.random.default_rng))
+    install_linalg(monkeypatch)
     return gp
+
+
+def twin(gpu_tests):
+    """The namespace of an emulated test module: an autouse fixture that
+    installs the emulation (and points ``gpu_tests.gp`` at it) and every
+    ``test_*`` function of the GPU test module ``gpu_tests``.
+
+    Use: ``globals().update(_emulate.twin(test_x_gpu))``."""
+    import pytest
+
+    @pytest.fixture(autouse=True)
+    def emulated(monkeypatch):
+        monkeypatch.setattr(gpu_tests, "gp", install(monkeypatch))
+
+    ns = {"emulated": emulated}
+    ns.update({n: getattr(gpu_tests, n) for n in dir(gpu_tests) if n.startswith("test_")})
+    return ns
 
 
 # ---- gpuscipy.sparse.linalg ---------------------------------------------

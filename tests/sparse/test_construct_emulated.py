@@ -3,27 +3,6 @@
 ``gpuscipy_core.random``, which has the same ``choice``/``integers``/
 ``random`` calls)."""
 
-import types
+from . import _emulate, test_construct_gpu
 
-import numpy as np
-import pytest
-
-from . import _emulate
-from . import test_construct_gpu as G
-
-
-@pytest.fixture(autouse=True)
-def emulated(monkeypatch):
-    from gpuscipy.sparse import _construct
-    gp = _emulate.install(monkeypatch)
-    monkeypatch.setattr(_construct, "gp", gp)
-    monkeypatch.setattr(_construct, "_gprandom",
-                        types.SimpleNamespace(Generator=np.random.Generator,
-                                              default_rng=np.random.default_rng))
-    monkeypatch.setattr(G, "gp", gp)
-
-
-for _name in dir(G):
-    if _name.startswith("test_"):
-        globals()[_name] = getattr(G, _name)
-del _name
+globals().update(_emulate.twin(test_construct_gpu))

@@ -2,19 +2,6 @@
 ``_emulate.py`` (NumPy for the device arrays, the kernel's NumPy mirror,
 SciPy for cuSPARSE)."""
 
-import pytest
+from . import _emulate, test_formats_gpu
 
-from . import _emulate
-from . import test_formats_gpu as G
-
-
-@pytest.fixture(autouse=True)
-def emulated(monkeypatch):
-    gp = _emulate.install(monkeypatch)
-    monkeypatch.setattr(G, "gp", gp)
-
-
-for _name in dir(G):
-    if _name.startswith("test_"):
-        globals()[_name] = getattr(G, _name)
-del _name
+globals().update(_emulate.twin(test_formats_gpu))
