@@ -21,7 +21,7 @@ import numpy
 import gpuscipy_core as gp
 
 from ._kernels import segment_sum
-from ._sputils import getdtype, isdense, isscalarlike, upcast
+from ._sputils import getdtype, isdense, isscalarlike, to_device, upcast
 
 __all__ = ["sparray", "spmatrix", "issparse", "isspmatrix", "SparseEfficiencyWarning",
            "SparseFormatError"]
@@ -562,11 +562,6 @@ def _combine(a, b, sign):
 
 
 def _as_dense_operand(x):
-    if isinstance(x, gp.ndarray):
-        return x
     if isdense(x) or isinstance(x, (list, tuple)):
-        h = numpy.asarray(x)
-        if h.dtype == object:
-            raise TypeError("could not interpret operand")
-        return gp.asarray(h)
+        return to_device(x, name="operand")
     raise TypeError(f"unsupported operand type {type(x).__name__}")

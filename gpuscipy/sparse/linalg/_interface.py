@@ -14,13 +14,9 @@ import numpy
 import gpuscipy_core as gp
 
 from .._base import issparse
-from .._sputils import isintlike, isscalarlike
+from .._sputils import isintlike, isscalarlike, to_device
 
 __all__ = ["LinearOperator", "aslinearoperator"]
-
-
-def _device(x):
-    return x if isinstance(x, gp.ndarray) else gp.asarray(numpy.asarray(x))
 
 
 class LinearOperator:
@@ -96,7 +92,7 @@ class LinearOperator:
 
     def matvec(self, x):
         """``A @ x`` for ``x`` of shape ``(N,)`` or ``(N, 1)`` (same shape out)."""
-        x = _device(x)
+        x = to_device(x)
         M, N = self.shape
         if x.shape != (N,) and x.shape != (N, 1):
             raise ValueError("dimension mismatch")
@@ -105,7 +101,7 @@ class LinearOperator:
 
     def rmatvec(self, x):
         """``A^H @ x`` for ``x`` of shape ``(M,)`` or ``(M, 1)``."""
-        x = _device(x)
+        x = to_device(x)
         M, N = self.shape
         if x.shape != (M,) and x.shape != (M, 1):
             raise ValueError("dimension mismatch")
@@ -114,7 +110,7 @@ class LinearOperator:
 
     def matmat(self, X):
         """``A @ X`` for a 2-D ``X`` of N rows."""
-        X = _device(X)
+        X = to_device(X)
         if X.ndim != 2:
             raise ValueError(f"expected 2-d ndarray or matrix, not {X.ndim}-d")
         if X.shape[0] != self.shape[1]:
@@ -123,7 +119,7 @@ class LinearOperator:
 
     def rmatmat(self, X):
         """``A^H @ X`` for a 2-D ``X`` of M rows."""
-        X = _device(X)
+        X = to_device(X)
         if X.ndim != 2:
             raise ValueError(f"expected 2-d ndarray or matrix, not {X.ndim}-d")
         if X.shape[0] != self.shape[0]:
@@ -139,7 +135,7 @@ class LinearOperator:
             return _ProductLinearOperator(self, x)
         if isscalarlike(x):
             return _ScaledLinearOperator(self, x)
-        x = _device(x)
+        x = to_device(x)
         if x.ndim == 1 or (x.ndim == 2 and x.shape[1] == 1):
             return self.matvec(x)
         if x.ndim == 2:
@@ -167,7 +163,7 @@ class LinearOperator:
             return _ProductLinearOperator(x, self)
         if isscalarlike(x):
             return _ScaledLinearOperator(self, x)
-        x = _device(x)
+        x = to_device(x)
         if x.ndim == 1 or (x.ndim == 2 and x.shape[0] == 1):
             return self.T.matvec(x.T).T
         return self.T.matmat(x.T).T
@@ -463,7 +459,7 @@ def aslinearoperator(A):
     if issparse(A):
         return MatrixLinearOperator(A)
     if isinstance(A, (numpy.ndarray, gp.ndarray)) or isinstance(A, (list, tuple)):
-        a = _device(A)
+        a = to_device(A)
         if a.ndim > 2:
             raise ValueError("array must have ndim <= 2")
         if a.ndim < 2:

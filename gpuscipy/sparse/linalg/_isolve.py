@@ -20,6 +20,7 @@ import numpy
 import gpuscipy_core as gp
 
 from . import _isolve_kernels as K
+from .._sputils import to_device
 from ._interface import IdentityOperator, aslinearoperator
 
 __all__ = ["cg"]
@@ -34,7 +35,7 @@ def _make_system(A, M, x0, b):
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"expected square matrix, but got shape={A.shape}")
     N = A.shape[0]
-    b = b if isinstance(b, gp.ndarray) else gp.asarray(numpy.asarray(b))
+    b = to_device(b, name="b")
     if not (b.shape == (N, 1) or b.shape == (N,)):
         raise ValueError(f"shapes of A {A.shape} and b {b.shape} are incompatible")
     if b.dtype.char not in "fdFD":
@@ -59,7 +60,7 @@ def _make_system(A, M, x0, b):
         else:
             raise ValueError(f"x0 must be an array or 'Mb', got {x0!r}")
     else:
-        x = x0 if isinstance(x0, gp.ndarray) else gp.asarray(numpy.asarray(x0))
+        x = to_device(x0, name="x0")
         if not (x.shape == (N, 1) or x.shape == (N,)):
             raise ValueError(f"shapes of A {A.shape} and x0 {x.shape} are incompatible")
         x = gp.ascontiguousarray(x.astype(dt).reshape(-1))
