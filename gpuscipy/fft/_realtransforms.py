@@ -124,8 +124,7 @@ KERNELS = ("dct2_pre", "dct2_post_r2c", "dct2_post_c2c", "dct3_pre", "dct3_post"
            "dct1_post", "dst1_pre", "dst1_post")
 
 
-def _header():
-    return read_source(os.path.join(_HERE, "_realtransforms.cuh"))
+_CUH = os.path.join(_HERE, "_realtransforms.cuh")
 
 
 def kernel_name(op, dtype, dst, unit):
@@ -142,7 +141,7 @@ def kernel_source(op, dtype, dst, unit):
         raise ValueError(f"unknown kernel {op!r}")
     T = "float" if numpy.dtype(dtype) == numpy.float32 else "double"
     name = kernel_name(op, dtype, dst, unit)
-    return (f"{_header()}\n"
+    return (f"{read_source(_CUH)}\n"
             f'extern "C" __global__ void __launch_bounds__(256)\n'
             f"{name}(const {T}* src, {T}* dst, long long N, long long inner,\n"
             f"       long long B, {T} scale, {T} e_pre, {T} e_post) {{\n"

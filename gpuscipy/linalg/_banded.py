@@ -42,10 +42,6 @@ _WARPS = 4
 _CUH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_banded.cuh")
 
 
-def _header():
-    return read_source(_CUH)
-
-
 @functools.lru_cache(maxsize=128)
 def gbsv_source(dtype):
     """CUDA source of the banded LU solve for one dtype (pure). Returns
@@ -63,7 +59,7 @@ def gbsv_source(dtype):
     T, R = device_types(dt)
     name = f"gs_gbsv_{dt.char}"
     # the written arrays are not __restrict__ (see warp_sync in the .cuh)
-    src = f"""{_header()}
+    src = f"""{read_source(_CUH)}
 extern "C" __global__ void __launch_bounds__({32 * _WARPS})
 {name}(const {T}* __restrict__ ab, long long ab_bs, int kl, int ku, long long n,
        const {T}* __restrict__ b, long long b_bs, int nrhs, {T}* w,

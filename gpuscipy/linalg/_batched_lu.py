@@ -49,8 +49,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _SMEM_BUDGET = 48 * 1024
 
 
-def _header():
-    return read_source(os.path.join(_HERE, "_batched_lu.cuh"))
+_CUH = os.path.join(_HERE, "_batched_lu.cuh")
 
 
 def _smem_per_warp(dtype, n, variant="v1"):
@@ -107,7 +106,7 @@ def lu_source(dtype, n, solve=False, inv=False, trans=0, want_lu=False,
     w = warps_per_block(dt, n, variant)
     body = "batched_lu_body" if variant == "v1" else "batched_lu_body_v2"
     b = lambda v: "true" if v else "false"  # noqa: E731
-    src = f"""{_header()}
+    src = f"""{read_source(_CUH)}
 
 extern "C" __global__ void __launch_bounds__({32 * w})
 {name}(const {T}* a, long long a_bs, const {T}* b, long long b_bs, int nrhs,
@@ -135,7 +134,7 @@ def cholesky_source(dtype, n, upper=False, want_factor=True, solve=False):
     T = device_types(dt)[0]
     w = warps_per_block(dt, n)
     b = lambda v: "true" if v else "false"  # noqa: E731
-    src = f"""{_header()}
+    src = f"""{read_source(_CUH)}
 
 extern "C" __global__ void __launch_bounds__({32 * w})
 {name}(const {T}* a, long long a_bs, const {T}* b, long long b_bs, int nrhs,
@@ -265,7 +264,7 @@ def status_source(real_char):
         raise TypeError(f"lu status: unsupported rcond dtype {real_char!r}")
     R = "float" if real_char == "f" else "double"
     name = f"gs_batched_lu_status_{real_char}"
-    src = (f"{_header()}\n"
+    src = (f"{read_source(_CUH)}\n"
            f'extern "C" __global__ void __launch_bounds__(1024)\n'
            f"{name}(const int* info, const {R}* rcond, long long n, {R} eps,\n"
            f"       const bool* fin0, const bool* fin1, int* out) {{\n"

@@ -54,10 +54,6 @@ _UNPACK_MODES = {"L": 0, "PL": 1, "U": 2, "P": 3}   # gs_linalg_solve::UNPACK_*
 _CUH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_solve_kernels.cuh")
 
 
-def _header():
-    return read_source(_CUH)
-
-
 def _char(dtype):
     dt = numpy.dtype(dtype)
     if dt.char not in LAPACK_CHARS:
@@ -70,7 +66,7 @@ def _char(dtype):
 def perm_source():
     """``gs_lu_perm(ipiv, perm, inv, n, use_shared)``; grid = batch blocks."""
     name = "gs_lu_perm"
-    src = f"""{_header()}
+    src = f"""{read_source(_CUH)}
 extern "C" __global__ void __launch_bounds__({_BLOCK})
 {name}(const int* __restrict__ ipiv, int* __restrict__ perm, int* __restrict__ inv,
        long long n, int use_shared)
@@ -94,7 +90,7 @@ def unpack_source(dtype, mode):
     T, R = device_types(c)
     O = R if mode == "P" else T
     name = f"gs_lu_unpack_{c}_{mode}"
-    src = f"""{_header()}
+    src = f"""{read_source(_CUH)}
 extern "C" __global__ void __launch_bounds__({_BLOCK})
 {name}(const {T}* __restrict__ lu, const int* __restrict__ rows, {O}* __restrict__ out,
        long long n, long long total)
@@ -117,7 +113,7 @@ def colabs_source(dtype, uplo=0):
         raise ValueError("uplo must be 0, 1, 2, 3 or 4")
     T, R = device_types(c)
     name = f"gs_colabs_{c}_{uplo}"
-    src = f"""{_header()}
+    src = f"""{read_source(_CUH)}
 extern "C" __global__ void __launch_bounds__({_BLOCK})
 {name}(const {T}* __restrict__ a, long long rs, long long cs, long long n,
        {R}* __restrict__ out)
@@ -146,7 +142,7 @@ def gtsv_source(dtype, trans=0):
         raise ValueError("trans must be 0, 1 or 2")
     T, R = device_types(c)
     name = f"gs_gtsv_{c}_t{trans}"
-    src = f"""{_header()}
+    src = f"""{read_source(_CUH)}
 extern "C" __global__ void __launch_bounds__({_GTSV_BLOCK})
 {name}(const {T}* __restrict__ dl, const {T}* __restrict__ d, const {T}* __restrict__ du,
        long long d_bs, const {T}* __restrict__ b, long long b_bs, int nrhs,

@@ -25,6 +25,8 @@ import os
 
 import numpy
 
+from gpuscipy_core.kernel import read_source
+
 from . import _convolve_direct as D
 from . import _convolve_plan as P
 
@@ -36,9 +38,7 @@ _COMPLEX = {numpy.dtype(numpy.float32): numpy.dtype(numpy.complex64),
             numpy.dtype(numpy.float64): numpy.dtype(numpy.complex128)}
 
 
-def _header():
-    from gpuscipy_core.kernel import read_source
-    return read_source(os.path.join(_HERE, "_convolve_fft.cuh"))
+_CUH = os.path.join(_HERE, "_convolve_fft.cuh")
 
 
 @functools.lru_cache(maxsize=64)
@@ -70,7 +70,7 @@ def kernel_source(op, dtype, inner1):
                 f"  gs_signal_fftconv::analytic<{C}, {i1}>(X, Z, N, inner, outer);\n}}\n")
     else:
         raise ValueError(f"unknown kernel {op!r}")
-    return (_header() + '\nextern "C" __global__ void __launch_bounds__(256)\n' + body,
+    return (read_source(_CUH) + '\nextern "C" __global__ void __launch_bounds__(256)\n' + body,
             name)
 
 

@@ -30,6 +30,8 @@ import warnings
 
 import numpy
 
+from gpuscipy_core.kernel import read_source
+
 from . import _convolve_direct as D
 
 __all__ = ["medfilt", "BUCKETS", "BUCKETS64", "SMALL", "RINGS", "RINGS64", "MAX_NET", "MAXDIM",
@@ -55,9 +57,7 @@ TARGET_THREADS = 1 << 15
 RUN_MIN, RUN_MAX = 16, 256
 
 
-def _header():
-    from gpuscipy_core.kernel import read_source
-    return read_source(os.path.join(_HERE, "_convolve_medfilt.cuh"))
+_CUH = os.path.join(_HERE, "_convolve_medfilt.cuh")
 
 
 def _canon(dt):
@@ -115,7 +115,7 @@ def kernel_source(kind, dtype, kp=0):
                 f"  gs_signal_medfilt::select_window<{T}, {nd}>(x, out, off, coord, p);\n}}\n")
     else:
         raise ValueError(f"unknown kernel {kind!r} (bucket {kp})")
-    return (_header() + f'\nextern "C" __global__ void __launch_bounds__({block})\n' + body,
+    return (read_source(_CUH) + f'\nextern "C" __global__ void __launch_bounds__({block})\n' + body,
             name)
 
 

@@ -17,6 +17,8 @@ import os
 
 import numpy
 
+from gpuscipy_core.kernel import read_source
+
 from . import _convolve_direct as D
 
 __all__ = ["savgol_filter", "edge_matrix", "kernel_source", "variants",
@@ -27,9 +29,7 @@ _MODES = {"mirror": "mirror", "constant": "fill", "nearest": "nearest", "wrap": 
           "interp": "fill"}
 
 
-def _header():
-    from gpuscipy_core.kernel import read_source
-    return read_source(os.path.join(_HERE, "_convolve_savgol.cuh"))
+_CUH = os.path.join(_HERE, "_convolve_savgol.cuh")
 
 
 @functools.lru_cache(maxsize=8)
@@ -38,7 +38,7 @@ def kernel_source(dtype):
     dt = numpy.dtype(dtype)
     X = D._ctype(dt)
     name = f"gssavgol_edges_{dt.str[1:]}"
-    return (_header() + f'\nextern "C" __global__ void __launch_bounds__(256)\n'
+    return (read_source(_CUH) + f'\nextern "C" __global__ void __launch_bounds__(256)\n'
             f"{name}(const {X}* x, long long n, long long sb, long long sl,\n"
             f"    long long si, const double* E, long long wl, long long h, {X}* out,\n"
             f"    long long outer, long long inner) {{\n"

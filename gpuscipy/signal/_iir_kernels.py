@@ -167,8 +167,7 @@ def smem_bytes(role, kind, order, dtype, staged=True, fir_smem=True, nt=None):
     raise ValueError(f"unknown role {role!r}")
 
 
-def _header():
-    return read_source(os.path.join(_HERE, "_iir.cuh"))
+_CUH = os.path.join(_HERE, "_iir.cuh")
 
 
 def _filter_type(kind, order, c_type):
@@ -240,7 +239,7 @@ def kernel_source(role, kind, order, tin, t, staged=False, fir_smem=True, nt=Non
       y, {_line('y')}, zi, {_state('z')}, zf, n, nout, tiles);
 }}
 """
-        return f"{_header()}\n{body}", name
+        return f"{read_source(_CUH)}\n{body}", name
     if kind not in ("ba", "sos") or order < 1:
         raise ValueError(f"bad filter {kind!r} of order {order!r}")
     d = state_size(kind, order)
@@ -280,7 +279,7 @@ def kernel_source(role, kind, order, tin, t, staged=False, fir_smem=True, nt=Non
       G, m, L, S, seg_in, seg_out);
 }}
 """
-    return f"{_header()}\n{body}", name
+    return f"{read_source(_CUH)}\n{body}", name
 
 
 def pack(kind, coefs):

@@ -104,8 +104,7 @@ for _k, _c in list(_COMPARATORS.items()):
 
 # ---------------------------------------------------------------- sources
 
-def _header():
-    return read_source(os.path.join(_HERE, "_peak_finding.cuh"))
+_CUH = os.path.join(_HERE, "_peak_finding.cuh")
 
 
 _WRAPPERS = """
@@ -164,7 +163,7 @@ def peaks_source():
     the two headers' text (``_peak_finding.cuh``, then the batch stages of
     ``_peak_finding_batch.cuh`` with their ``extern "C"`` kernels), then the
     other kernels of ``PEAK_KERNELS``."""
-    return (_header() + read_source(os.path.join(_HERE, "_peak_finding_batch.cuh"))
+    return (read_source(_CUH) + read_source(os.path.join(_HERE, "_peak_finding_batch.cuh"))
             + _WRAPPERS % {"items": COMPACT_ITEMS})
 
 
@@ -173,7 +172,7 @@ def relextrema_source(dtype):
     """``(source, name)`` of the argrelextrema kernel for ``dtype``."""
     dt = numpy.dtype(dtype)
     name = f"gs_relextrema_{dt.name}"
-    src = (f"{_header()}\n"
+    src = (f"{read_source(_CUH)}\n"
            f'extern "C" __global__ void __launch_bounds__(256)\n'
            f"{name}(const {ctype(dt)}* x, bool* out, long long outer, long long n,\n"
            f"     long long inner, long long order, int cmp, int wrap) {{\n"

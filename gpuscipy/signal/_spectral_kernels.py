@@ -97,8 +97,7 @@ _FAMILIES = {
 }
 
 
-def _header():
-    return read_source(os.path.join(_HERE, "_spectral_kernels.cuh"))
+_CUH = os.path.join(_HERE, "_spectral_kernels.cuh")
 
 
 def _real(c):
@@ -170,7 +169,7 @@ def kernel_source(family, *spec):
     types, suffix = _spec_types(family, spec)
     params, call = _FAMILIES[family]
     name = f"gssig_{family}_{suffix}"
-    return (f"{_header()}\n"
+    return (f"{read_source(_CUH)}\n"
             f'extern "C" __global__ void __launch_bounds__({THREADS})\n'
             f"{name}({params.format(**types)}) {{\n"
             f"  gs_signal_spectral::{call.format(**types)};\n}}\n"), name

@@ -193,8 +193,7 @@ def launch_plan(P, Q, out_len, hpp, up, down, itemsize, smem_limit=SMEM_LIMIT,
     return Plan(True, qt, ty, items, 0, (-(-out_len // (ty * items)), gy, 1), 0)
 
 
-def _header():
-    return read_source(os.path.join(_HERE, "_upfirdn.cuh"))
+_CUH = os.path.join(_HERE, "_upfirdn.cuh")
 
 
 _NAMES = {"f": "f32", "d": "f64", "F": "c64", "D": "c128"}
@@ -231,7 +230,7 @@ def _kernel_source(char):
             f"      hpp, up, down, y, ysP, ysN, ysQ, out_start, out_len, mode, zpad, items,\n"
             f"      cval, bg_sub,\n"
             f"      bg_add}};")
-    parts = [_header()]
+    parts = [read_source(_CUH)]
     for direct in (False, True):
         body = "upfirdn_direct" if direct else "upfirdn_tiled"
         parts.append(f"""

@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 
+from gpuscipy_core.kernel import read_source
 from gpuscipy.signal import _convolve as C
 from gpuscipy.signal import _convolve_direct as D
 from gpuscipy.signal import _convolve_fft as F
@@ -532,15 +533,15 @@ def _families():
         by_kind.setdefault(v[0], []).append(D.kernel_wrapper(*v))
     for kind, wrappers in by_kind.items():
         out.append((f"direct_{kind}", D.header(), wrappers, kind != "nd"))
-    fh = F._header()
+    fh = read_source(F._CUH)
     out.append(("fft", fh, [F.kernel_source(*v)[0][len(fh):] for v in F.variants()],
                 False))
-    mh = M._header()
+    mh = read_source(M._CUH)
     for kind in ("net", "small", "sel3", "sel"):
         vs = [v for v in M.variants() if v[0] == kind]
         out.append((f"medfilt_{kind}", mh,
                     [M.kernel_source(*v)[0][len(mh):] for v in vs], kind == "net"))
-    sh = S._header()
+    sh = read_source(S._CUH)
     out.append(("savgol", sh, [S.kernel_source(v)[0][len(sh):] for v in S.variants()],
                 False))
     return out

@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 
+from gpuscipy_core.kernel import read_source
 from gpuscipy.signal import _convolve as C
 from gpuscipy.signal import _convolve_direct as D
 from gpuscipy.signal import _convolve_fft as F
@@ -148,13 +149,13 @@ def _all_kernels():
     dh = D.header()
     fams.append((dh, [(_strip_header(*[D.kernel_source(*v)[0], dh]),
                        D.kernel_source(*v)[1]) for v in D.variants()]))
-    fh = F._header()
+    fh = read_source(F._CUH)
     fams.append((fh, [(_strip_header(F.kernel_source(*v)[0], fh), F.kernel_source(*v)[1])
                       for v in F.variants()]))
-    mh = M._header()
+    mh = read_source(M._CUH)
     fams.append((mh, [(_strip_header(M.kernel_source(*v)[0], mh), M.kernel_source(*v)[1])
                       for v in M.variants()]))
-    sh = S._header()
+    sh = read_source(S._CUH)
     fams.append((sh, [(_strip_header(S.kernel_source(v)[0], sh), S.kernel_source(v)[1])
                       for v in S.variants()]))
     return fams

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 
+from gpuscipy_core.kernel import read_source
 from gpuscipy.signal import _detrend as D
 from gpuscipy.signal import _spectral_kernels as K
 from gpuscipy.signal import _spectral_models as M
@@ -211,7 +212,7 @@ def test_models_of_both_paths_agree():
 
 def test_nvrtc_every_variant():
     from gpuscipy_core._kernel._nvrtc import compile_cubin
-    header = K._header()
+    header = read_source(K._CUH)
     specs = [v for v in K.variants() if v[0] in FAMILIES]
     assert len(specs) == 24
 

@@ -35,6 +35,7 @@ import pytest
 import scipy.signal as ss
 
 import gpuscipy.signal as GS
+from gpuscipy_core.kernel import read_source
 from gpuscipy.signal import _iir as G
 from gpuscipy.signal import _iir_gust as GU
 from gpuscipy.signal import _iir_kernels as K
@@ -395,7 +396,7 @@ def _variants(full=False):
 
 def _compile_all(variants, per_unit=8):
     from gpuscipy_core._kernel._nvrtc import compile_cubin
-    header = K._header()
+    header = read_source(K._CUH)
     parts = {}
     for spec in variants:
         role, kind, order, tin, t, st, fs, nt = spec

@@ -21,6 +21,7 @@ import types
 
 import numpy as np
 
+from gpuscipy_core.kernel import read_source
 from gpuscipy.signal import _iir_kernels as K
 
 from . import _host_cuda as H
@@ -87,7 +88,7 @@ class Emulator:
         self._build(groups)
 
     def _build(self, groups):
-        header = K._header()
+        header = read_source(K._CUH)
         host_header = (header.replace("extern __shared__ __align__(16) char smem_base[];",
                                       "char* smem_base = emu::smem;")
                              .replace("extern __shared__ __align__(16) char smem[];",
@@ -190,7 +191,7 @@ def test_emulator_inputs():
     plain function once the CUDA keywords are macros."""
     text = host_types_header()
     assert "asm(" not in text
-    header = K._header()
+    header = read_source(K._CUH)
     assert header.count("extern __shared__ __align__(16) char smem_base[];") == 2
     assert header.count("extern __shared__ __align__(16) char smem[];") == 2
     src, name = K.kernel_source("fused", "sos", 2, np.dtype("d"), np.dtype("d"), True)

@@ -32,6 +32,7 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 
+from gpuscipy_core.kernel import read_source
 from gpuscipy.signal import _convolve_direct as D
 from gpuscipy.signal import _convolve_medfilt as M
 from gpuscipy.signal import _order_filter as O
@@ -425,7 +426,7 @@ def test_ring_kernels_register_only():
     from .test_convolve import _compile_with_report
     vs = [v for v in M.variants() if v[0] == "sel3" and v[2]]
     assert len(vs) == 2 * len(M.DTYPES)
-    header = M._header()
+    header = read_source(M._CUH)
     src = header + "\n".join(M.kernel_source(*v)[0][len(header):] for v in vs)
     log = _compile_with_report(src, "rings")
     frames = re.findall(r"Function properties for (\w+)\s*\n\s*ptxas\s*\.\s*(\d+) bytes "

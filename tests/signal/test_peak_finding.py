@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 
+from gpuscipy_core.kernel import read_source
 from gpuscipy.signal import _peak_finding as M
 from gpuscipy.signal import _peak_finding_batch as B
 
@@ -575,7 +576,7 @@ def test_nvrtc_every_kernel():
     src = M.peaks_source()
     for name in M.PEAK_KERNELS:
         assert f" {name}(" in src
-    header = M._header()
+    header = read_source(M._CUH)
     rel = [header]
     for dt in DTYPES:
         s, name = M.relextrema_source(dt)

@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 
+from gpuscipy_core.kernel import read_source
 from gpuscipy.signal import _upfirdn as U
 from tests.signal import _host_cuda as H  # absolute: this file also runs as a script
 
@@ -651,7 +652,7 @@ def _kernel_params(src, name):
 def _emu_build(tmp):
     """Build the emulator library; returns its path."""
     inc = H.write_includes(os.path.join(tmp, "include"), prelude="")
-    header = U._header()
+    header = read_source(U._CUH)
     assert _SMEM_DECL in header
     parts = [_SHIM, header.replace(_SMEM_DECL, "unsigned char* gsufd_smem = gs_emu_smem;")]
     wrappers = [_HARNESS]
